@@ -1,0 +1,76 @@
+# Casus — the two commands that matter: `make run` and `make test`. `make help` lists all.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+GO ?= go
+BIN := bin/casus
+FRONTEND := frontend
+NPM_CI = cd $(FRONTEND) && (test -d node_modules -a node_modules/.package-lock.json -nt package-lock.json || npm ci --no-audit --no-fund --loglevel=error)
+
+.PHONY: help run build build/server build/frontend seed migrate generate generate/sqlc generate/types \
+	verify/generated lint test test/setup test/go test/fuzz test/frontend test/contract test/e2e bench db/reset
+
+help: ## list the targets
+	@grep -E '^[a-zA-Z/_-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 22
+
+run: build ## build, bring up PostgreSQL, migrate, seed and serve on http://localhost:8080
+	@./scripts/ensure-postgres.sh
+	./$(BIN) serve --seed
+
+build: build/frontend build/server ## build the web app and the server binary
+
+build/server:
+	$(GO) build -o $(BIN) ./server/cmd/casus
+
+build/frontend:
+	@if [ -f $(FRONTEND)/package.json ]; then $(NPM_CI) && npm run build --silent; fi
+
+migrate: build/server ## apply pending migrations
+	./$(BIN) migrate
+
+seed: build/server ## load codes, catalogues and the curriculum (idempotent)
+	./$(BIN) seed
+
+generate: generate/sqlc generate/types ## regenerate sqlc code and the frontend's database types
+
+generate/sqlc:
+	cd sql && $(GO) tool sqlc generate
+
+generate/types: build/server
+	@if [ -x scripts/gen-types.sh ]; then ./scripts/gen-types.sh; fi
+
+verify/generated: ## fail when generated code is stale
+	cd sql && $(GO) tool sqlc diff
+	@if [ -x scripts/gen-types.sh ]; then ./scripts/gen-types.sh --check; fi
+
+lint: ## gofmt, go vet, tsc --noEmit, ESLint
+	@test -z "$$(gofmt -l server sql)" || (echo "gofmt needed:"; gofmt -l server sql; exit 1)
+	$(GO) vet ./...
+	@if [ -f $(FRONTEND)/package.json ]; then $(NPM_CI) && npx tsc --noEmit -p . && npx eslint . --max-warnings=0; fi
+
+test: test/setup lint verify/generated test/go test/fuzz test/frontend test/contract test/e2e ## run every test
+
+test/setup:
+	@./scripts/install-test-deps.sh
+	@if [ -f $(FRONTEND)/package.json ]; then $(NPM_CI); fi
+
+test/go: ## Go tests against a real PostgreSQL
+	$(GO) test -count=1 ./...
+
+test/fuzz: ## short fuzz runs of the parsers
+	@if [ -x scripts/fuzz.sh ]; then ./scripts/fuzz.sh; fi
+
+test/frontend: ## Vitest unit tests
+	@if [ -f $(FRONTEND)/package.json ]; then cd $(FRONTEND) && npm run test:unit --silent; fi
+
+test/contract: build/server ## supabase-js contract tests against a running server
+	@if [ -f $(FRONTEND)/package.json ]; then ./scripts/with-server.sh bash -c 'cd $(FRONTEND) && npm run test:contract --silent'; fi
+
+test/e2e: build ## Playwright + Debian chromium end-to-end tests
+	@if [ -f $(FRONTEND)/package.json ]; then ./scripts/with-server.sh bash -c 'cd $(FRONTEND) && npm run test:e2e --silent'; fi
+
+bench: build/server ## every benchmark, each figure as a ratio to its baseline
+	./scripts/bench.sh
+
+db/reset: build/server ## drop and recreate the development database
+	psql "$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}" -c 'drop database if exists casus with (force)'
+	./$(BIN) migrate

@@ -1,0 +1,151 @@
+// Package app is the composition root: it brings up the database, migrates, builds the
+// services and serves them until the context ends.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"casus/server/internal/aigw"
+	"casus/server/internal/authn"
+	"casus/server/internal/config"
+	"casus/server/internal/db"
+	"casus/server/internal/deps"
+	"casus/server/internal/gotrue"
+	"casus/server/internal/httpx"
+	"casus/server/internal/postgrest"
+	"casus/server/internal/realtime"
+	"casus/server/internal/web"
+)
+
+// Options are the serve command's switches.
+type Options struct {
+	NoMigrate bool
+	// Listener, when set, is used instead of listening on Config.Addr (tests).
+	Listener net.Listener
+	// BeforeServe, when set, runs after migrations and before serving (make run seeds here).
+	BeforeServe func(context.Context, deps.Deps) error
+	// Ready, when set, is called once the server accepts requests.
+	Ready func(addr string)
+}
+
+// service is what each HTTP surface provides to the root.
+type service interface {
+	Routes(mux *http.ServeMux)
+}
+
+// Prepare brings up and migrates the database and opens the pools. The returned stop
+// function closes the pools and stops a private cluster if one was started.
+func Prepare(ctx context.Context, cfg *config.Config, log *slog.Logger, migrate bool) (deps.Deps, func(), error) {
+	url, stopCluster, err := db.Bring(ctx, log, cfg.DatabaseURL, cfg.DatabaseURLSet, cfg.StateDir)
+	if err != nil {
+		return deps.Deps{}, func() {}, err
+	}
+	if migrate {
+		v, err := db.Migrate(ctx, url)
+		if err != nil {
+			stopCluster()
+			return deps.Deps{}, func() {}, fmt.Errorf("migrate: %w", err)
+		}
+		log.Info("database migrated", "version", v)
+	}
+	pools, err := db.OpenPools(ctx, url, cfg.JWTSecret, 0)
+	if err != nil {
+		stopCluster()
+		return deps.Deps{}, func() {}, err
+	}
+	keys, err := authn.NewKeys(cfg.JWTSecret)
+	if err != nil {
+		pools.Close()
+		stopCluster()
+		return deps.Deps{}, func() {}, err
+	}
+	d := deps.Deps{Config: cfg, DatabaseURL: url, Owner: pools.Owner, API: pools.API, Keys: keys, Log: log}
+	return d, func() { pools.Close(); stopCluster() }, nil
+}
+
+// Handler builds every service and returns the root handler and a closer for them.
+func Handler(ctx context.Context, d deps.Deps) (http.Handler, func(), error) {
+	mux := http.NewServeMux()
+	var closers []io.Closer
+	closeAll := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			_ = closers[i].Close()
+		}
+	}
+	builders := []func(context.Context, deps.Deps) (service, error){
+		func(ctx context.Context, d deps.Deps) (service, error) { return gotrue.New(ctx, d) },
+		func(ctx context.Context, d deps.Deps) (service, error) { return postgrest.New(ctx, d) },
+		func(ctx context.Context, d deps.Deps) (service, error) { return realtime.New(ctx, d) },
+		func(ctx context.Context, d deps.Deps) (service, error) { return aigw.New(ctx, d) },
+		func(ctx context.Context, d deps.Deps) (service, error) { return web.New(ctx, d) },
+	}
+	for _, build := range builders {
+		s, err := build(ctx, d)
+		if err != nil {
+			closeAll()
+			return nil, func() {}, err
+		}
+		if c, ok := s.(io.Closer); ok {
+			closers = append(closers, c)
+		}
+		s.Routes(mux)
+	}
+	h := httpx.Chain(mux,
+		httpx.RequestID,
+		httpx.Recover(d.Log),
+		httpx.AccessLog(d.Log),
+		httpx.CORS,
+	)
+	return h, closeAll, nil
+}
+
+// Run serves the app until ctx ends, then shuts down gracefully.
+func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, opts Options) error {
+	d, stop, err := Prepare(ctx, cfg, log, !opts.NoMigrate)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	if opts.BeforeServe != nil {
+		if err := opts.BeforeServe(ctx, d); err != nil {
+			return err
+		}
+	}
+	h, closeServices, err := Handler(ctx, d)
+	if err != nil {
+		return err
+	}
+	defer closeServices()
+
+	ln := opts.Listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", cfg.Addr); err != nil {
+			return err
+		}
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	log.Info("casus is serving", "addr", ln.Addr().String(), "site_url", cfg.SiteURL)
+	if opts.Ready != nil {
+		opts.Ready(ln.Addr().String())
+	}
+	select {
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdownCtx)
+}

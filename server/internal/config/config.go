@@ -1,0 +1,250 @@
+// Package config reads the server configuration from the environment.
+//
+// Every setting has a default that works on a fresh development machine; production
+// (CASUS_ENV=production) refuses unsafe defaults instead of guessing.
+package config
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the whole server configuration. Secrets are never logged: use LogValue.
+type Config struct {
+	Env         string // "development" or "production"
+	Addr        string // CASUS_ADDR
+	DatabaseURL string // DATABASE_URL
+	// DatabaseURLSet is true when DATABASE_URL came from the environment; only then do we
+	// refuse to fall back to a private cluster.
+	DatabaseURLSet bool
+	StateDir       string // CASUS_STATE_DIR: dev secret, private cluster, outbox (default .casus)
+	SiteURL        string // SITE_URL: public origin, e-mail links, redirect allow-list
+	// AdditionalRedirectURLs are further allowed redirect prefixes (ADDITIONAL_REDIRECT_URLS, comma separated).
+	AdditionalRedirectURLs []string
+
+	JWTSecret []byte        // JWT_SECRET
+	JWTExpiry time.Duration // JWT_EXPIRY seconds
+
+	SMTPHost, SMTPUser, SMTPPass, SMTPSender string
+	SMTPPort                                 int
+	MailerAutoconfirm                        bool
+
+	// Rate limits, per hour unless said otherwise (GoTrue's GOTRUE_RATE_LIMIT_* in spirit).
+	RateLimitSignIn  int // RATE_LIMIT_SIGNIN per 5 minutes per IP
+	RateLimitEmail   int // RATE_LIMIT_EMAIL_SENT per hour per address
+	RateLimitVerify  int // RATE_LIMIT_VERIFY per 5 minutes per IP
+	RateLimitSignUp  int // RATE_LIMIT_SIGNUP per hour per IP
+	RateLimitEnabled bool
+
+	DBSchemas        []string      // DB_SCHEMAS, first is the default
+	DBMaxRows        int           // DB_MAX_ROWS (0 = unlimited)
+	StatementTimeout time.Duration // DB_STATEMENT_TIMEOUT (ms)
+	MaxBodyBytes     int64         // MAX_BODY_BYTES
+
+	// AI gateway.
+	AIProvider      string // AI_PROVIDER: anthropic | openai | "" (auto: anthropic when a key is set)
+	AnthropicAPIKey string
+	AnthropicBase   string
+	OpenAIAPIKey    string
+	OpenAIBase      string
+	AIModel         string
+	AIModels        []string // AI_ALLOWED_MODELS
+	AIDailyRequests int      // AI_DAILY_REQUESTS per user
+	AIDailyTokens   int      // AI_DAILY_TOKENS per user
+
+	FrontendDir string // FRONTEND_DIR: built SPA (default frontend/dist)
+	CodesDir    string // CODES_DIR: legal code texts (default codes)
+}
+
+// Production reports whether unsafe development conveniences must be off.
+func (c *Config) Production() bool { return c.Env == "production" }
+
+// LogValue keeps secrets out of logs.
+func (c *Config) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("env", c.Env),
+		slog.String("addr", c.Addr),
+		slog.String("database", redactURL(c.DatabaseURL)),
+		slog.String("site_url", c.SiteURL),
+		slog.Bool("smtp", c.SMTPHost != ""),
+		slog.Bool("autoconfirm", c.MailerAutoconfirm),
+		slog.String("ai_provider", c.AIProvider),
+	)
+}
+
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparseable)"
+	}
+	return u.Redacted()
+}
+
+// DefaultDatabaseURL is the local PostgreSQL of a development machine.
+const DefaultDatabaseURL = "postgres://postgres@127.0.0.1:5432/casus?sslmode=disable"
+
+// Load reads the environment. It creates the development JWT secret on first use.
+func Load() (*Config, error) {
+	c := &Config{
+		Env:         env("CASUS_ENV", "development"),
+		Addr:        env("CASUS_ADDR", ":8080"),
+		DatabaseURL: env("DATABASE_URL", DefaultDatabaseURL),
+		StateDir:    env("CASUS_STATE_DIR", ".casus"),
+		SiteURL:     strings.TrimRight(env("SITE_URL", "http://localhost:8080"), "/"),
+		SMTPHost:    os.Getenv("SMTP_HOST"),
+		SMTPUser:    os.Getenv("SMTP_USER"),
+		SMTPPass:    os.Getenv("SMTP_PASS"),
+		SMTPSender:  env("SMTP_SENDER", "Casus <no-reply@casus.local>"),
+
+		AIProvider:      os.Getenv("AI_PROVIDER"),
+		AnthropicAPIKey: os.Getenv("ANTHROPIC_API_KEY"),
+		AnthropicBase:   strings.TrimRight(env("ANTHROPIC_BASE_URL", "https://api.anthropic.com"), "/"),
+		OpenAIAPIKey:    os.Getenv("OPENAI_API_KEY"),
+		OpenAIBase:      strings.TrimRight(os.Getenv("OPENAI_BASE_URL"), "/"),
+		AIModel:         env("AI_MODEL", "claude-sonnet-4-5"),
+
+		FrontendDir: env("FRONTEND_DIR", "frontend/dist"),
+		CodesDir:    env("CODES_DIR", "codes"),
+	}
+	_, c.DatabaseURLSet = os.LookupEnv("DATABASE_URL")
+	var errs []error
+	num := func(key string, def int) int {
+		v, err := envInt(key, def)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		return v
+	}
+	c.JWTExpiry = time.Duration(num("JWT_EXPIRY", 3600)) * time.Second
+	c.SMTPPort = num("SMTP_PORT", 587)
+	c.RateLimitSignIn = num("RATE_LIMIT_SIGNIN", 30)
+	c.RateLimitEmail = num("RATE_LIMIT_EMAIL_SENT", 30)
+	c.RateLimitVerify = num("RATE_LIMIT_VERIFY", 30)
+	c.RateLimitSignUp = num("RATE_LIMIT_SIGNUP", 30)
+	c.DBMaxRows = num("DB_MAX_ROWS", 1000)
+	c.StatementTimeout = time.Duration(num("DB_STATEMENT_TIMEOUT", 8000)) * time.Millisecond
+	c.MaxBodyBytes = int64(num("MAX_BODY_BYTES", 1<<20))
+	c.AIDailyRequests = num("AI_DAILY_REQUESTS", 200)
+	c.AIDailyTokens = num("AI_DAILY_TOKENS", 400000)
+	c.MailerAutoconfirm = envBool("MAILER_AUTOCONFIRM", false)
+	c.RateLimitEnabled = envBool("RATE_LIMIT_ENABLED", true)
+	c.DBSchemas = splitList(env("DB_SCHEMAS", "public"))
+	c.AdditionalRedirectURLs = splitList(os.Getenv("ADDITIONAL_REDIRECT_URLS"))
+	c.AIModels = splitList(os.Getenv("AI_ALLOWED_MODELS"))
+	if len(c.AIModels) == 0 {
+		c.AIModels = []string{c.AIModel}
+	}
+	if c.AIProvider == "" && c.AnthropicAPIKey != "" {
+		c.AIProvider = "anthropic"
+	}
+	if c.AIProvider == "" && c.OpenAIBase != "" {
+		c.AIProvider = "openai"
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if err := c.loadSecret(); err != nil {
+		return nil, err
+	}
+	return c, c.Validate()
+}
+
+// Validate rejects configurations that would be unsafe or cannot work.
+func (c *Config) Validate() error {
+	if c.Env != "development" && c.Env != "production" {
+		return fmt.Errorf("CASUS_ENV must be development or production, not %q", c.Env)
+	}
+	if len(c.JWTSecret) < 32 {
+		return errors.New("JWT_SECRET must be at least 32 bytes")
+	}
+	if _, err := url.Parse(c.SiteURL); err != nil {
+		return fmt.Errorf("SITE_URL: %w", err)
+	}
+	if len(c.DBSchemas) == 0 {
+		return errors.New("DB_SCHEMAS must name at least one schema")
+	}
+	switch c.AIProvider {
+	case "", "anthropic", "openai":
+	default:
+		return fmt.Errorf("AI_PROVIDER must be anthropic or openai, not %q", c.AIProvider)
+	}
+	return nil
+}
+
+// loadSecret takes JWT_SECRET from the environment; in development it falls back to a
+// random secret generated once and kept in the state directory.
+func (c *Config) loadSecret() error {
+	if s := os.Getenv("JWT_SECRET"); s != "" {
+		c.JWTSecret = []byte(s)
+		return nil
+	}
+	if c.Production() {
+		return errors.New("JWT_SECRET is required when CASUS_ENV=production (at least 32 bytes)")
+	}
+	path := filepath.Join(c.StateDir, "jwt_secret")
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) >= 32 {
+		c.JWTSecret = []byte(strings.TrimSpace(string(b)))
+		return nil
+	}
+	buf := make([]byte, 32)
+	if _, err := rand.Read(buf); err != nil {
+		return err
+	}
+	secret := hex.EncodeToString(buf)
+	if err := os.MkdirAll(c.StateDir, 0o700); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, []byte(secret+"\n"), 0o600); err != nil {
+		return err
+	}
+	c.JWTSecret = []byte(secret)
+	return nil
+}
+
+func env(key, def string) string {
+	if v, ok := os.LookupEnv(key); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+func envInt(key string, def int) (int, error) {
+	v := os.Getenv(key)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return def, fmt.Errorf("%s must be a non-negative whole number, not %q", key, v)
+	}
+	return n, nil
+}
+
+func envBool(key string, def bool) bool {
+	switch strings.ToLower(os.Getenv(key)) {
+	case "1", "true", "yes", "on":
+		return true
+	case "0", "false", "no", "off":
+		return false
+	}
+	return def
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,159 @@
+// Package db owns the connections to PostgreSQL: bringing a database up (including a
+// private development cluster), migrating it, the two pools, and AsRole, the one way a
+// request touches data.
+package db
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// AuthenticatorRole is the login role the API pool uses. It owns nothing and can only
+// switch into anon, authenticated and service_role (see 001_roles.sql).
+const AuthenticatorRole = "authenticator"
+
+// Pools are the two connection pools the server uses.
+type Pools struct {
+	// Owner connects as the database owner: migrations, the auth schema (like GoTrue's
+	// supabase_auth_admin), the schema-cache introspection and the grading path.
+	Owner *pgxpool.Pool
+	// API connects as authenticator; every data-API request switches role inside it.
+	API *pgxpool.Pool
+}
+
+// Close closes both pools.
+func (p *Pools) Close() {
+	if p.API != nil {
+		p.API.Close()
+	}
+	if p.Owner != nil {
+		p.Owner.Close()
+	}
+}
+
+// AuthenticatorPassword derives the authenticator role's password from the JWT secret,
+// so deployments need no extra secret and the value never appears in configuration.
+func AuthenticatorPassword(secret []byte) string {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte("casus authenticator role"))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// OpenPools prepares the authenticator login and opens both pools for a migrated database.
+func OpenPools(ctx context.Context, databaseURL string, secret []byte, maxConns int32) (*Pools, error) {
+	ownerCfg, err := pgxpool.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	if maxConns > 0 {
+		ownerCfg.MaxConns = maxConns
+	}
+	owner, err := pgxpool.NewWithConfig(ctx, ownerCfg)
+	if err != nil {
+		return nil, err
+	}
+	pw := AuthenticatorPassword(secret)
+	// Identifiers cannot be bound; the role name is a constant and the password is hex.
+	if _, err := owner.Exec(ctx, fmt.Sprintf("alter role %s with login password '%s'", AuthenticatorRole, pw)); err != nil {
+		owner.Close()
+		return nil, fmt.Errorf("prepare authenticator role: %w", err)
+	}
+	apiCfg := ownerCfg.Copy()
+	apiCfg.ConnConfig.User = AuthenticatorRole
+	apiCfg.ConnConfig.Password = pw
+	api, err := pgxpool.NewWithConfig(ctx, apiCfg)
+	if err != nil {
+		owner.Close()
+		return nil, err
+	}
+	if err := api.Ping(ctx); err != nil {
+		owner.Close()
+		api.Close()
+		return nil, fmt.Errorf("connect as authenticator: %w", err)
+	}
+	return &Pools{Owner: owner, API: api}, nil
+}
+
+// EnsureDatabase creates the database named in databaseURL when it does not exist,
+// connecting to the server's "postgres" database to do so.
+func EnsureDatabase(ctx context.Context, databaseURL string) error {
+	cfg, err := pgx.ParseConfig(databaseURL)
+	if err != nil {
+		return fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	name := cfg.Database
+	if name == "" {
+		return errors.New("DATABASE_URL names no database")
+	}
+	cfg.Database = "postgres"
+	cfg.ConnectTimeout = 5 * time.Second
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	var exists bool
+	if err := conn.QueryRow(ctx, "select exists(select 1 from pg_database where datname = $1)", name).Scan(&exists); err != nil {
+		return err
+	}
+	if exists {
+		return nil
+	}
+	_, err = conn.Exec(ctx, "create database "+pgx.Identifier{name}.Sanitize())
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // created concurrently
+		return nil
+	}
+	return err
+}
+
+// Reachable reports whether a PostgreSQL server answers at databaseURL's address
+// (authentication errors still count as reachable: somebody is there).
+func Reachable(ctx context.Context, databaseURL string) bool {
+	cfg, err := pgx.ParseConfig(databaseURL)
+	if err != nil {
+		return false
+	}
+	cfg.Database = "postgres"
+	cfg.ConnectTimeout = 3 * time.Second
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err == nil {
+		conn.Close(ctx)
+		return true
+	}
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr)
+}
+
+// Bring makes a usable, migrated database available for the server: the configured one,
+// or a private cluster under stateDir when none is reachable and the URL was not set
+// explicitly. It returns the URL to use and a stop function for a private cluster.
+func Bring(ctx context.Context, log *slog.Logger, databaseURL string, explicit bool, stateDir string) (string, func(), error) {
+	stop := func() {}
+	if !Reachable(ctx, databaseURL) {
+		if explicit {
+			return "", stop, fmt.Errorf("no PostgreSQL server reachable at DATABASE_URL")
+		}
+		cl, err := StartPrivateCluster(ctx, log, stateDir)
+		if err != nil {
+			return "", stop, fmt.Errorf("no PostgreSQL reachable and no private cluster: %w", err)
+		}
+		databaseURL = cl.URL("casus")
+		stop = cl.Stop
+	}
+	if err := EnsureDatabase(ctx, databaseURL); err != nil {
+		stop()
+		return "", func() {}, err
+	}
+	return databaseURL, stop, nil
+}

@@ -1,0 +1,187 @@
+// Package httpx is HTTP plumbing only: an error-returning handler adapter, middleware
+// (request id, panic recovery, CORS, access log, body limit) and a JSON writer.
+package httpx
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// Renderer is implemented by errors that know their wire shape (GoTrue, PostgREST,
+// Anthropic). Errors that don't are internal and render as a generic 500.
+type Renderer interface {
+	error
+	Render(w http.ResponseWriter, r *http.Request)
+}
+
+// HandlerFunc is a handler that returns its error instead of writing it.
+type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// Handle adapts an error-returning handler: wire-shaped errors render themselves, any
+// other error is logged with its cause and answered with a 500 that reveals nothing.
+func Handle(log *slog.Logger, h HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		err := h(w, r)
+		if err == nil {
+			return
+		}
+		var rend Renderer
+		if errors.As(err, &rend) {
+			rend.Render(w, r)
+			return
+		}
+		log.Error("internal error", "method", r.Method, "path", r.URL.Path, "request_id", r.Header.Get("X-Request-Id"), "err", err)
+		WriteJSON(w, http.StatusInternalServerError, map[string]any{"code": 500, "msg": "Internal server error", "error_code": "unexpected_failure"})
+	})
+}
+
+// WriteJSON writes v as a JSON body with the status.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// Chain wraps h in middleware, the first listed outermost.
+func Chain(h http.Handler, mw ...func(http.Handler) http.Handler) http.Handler {
+	for i := len(mw) - 1; i >= 0; i-- {
+		h = mw[i](h)
+	}
+	return h
+}
+
+// RequestID gives every request an id (kept if the client sent a sane one).
+func RequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if id == "" || len(id) > 64 {
+			b := make([]byte, 8)
+			_, _ = rand.Read(b)
+			id = hex.EncodeToString(b)
+			r.Header.Set("X-Request-Id", id)
+		}
+		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Recover turns a panic into a logged 500 instead of a dropped connection.
+func Recover(log *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			defer func() {
+				if v := recover(); v != nil {
+					if v == http.ErrAbortHandler {
+						panic(v)
+					}
+					log.Error("panic", "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+					WriteJSON(w, http.StatusInternalServerError, map[string]any{"code": 500, "msg": "Internal server error", "error_code": "unexpected_failure"})
+				}
+			}()
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// CORS allows browser clients on other origins, as Supabase's gateway does. Access
+// is decided by keys and RLS, never by origin.
+func CORS(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		if origin := r.Header.Get("Origin"); origin != "" {
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Add("Vary", "Origin")
+			h.Set("Access-Control-Allow-Credentials", "true")
+			h.Set("Access-Control-Expose-Headers", "Content-Range, Content-Location, Location, Preference-Applied, X-Request-Id, X-Supabase-Api-Version, retry-after")
+		}
+		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+			h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE, OPTIONS, HEAD")
+			if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
+				h.Set("Access-Control-Allow-Headers", req)
+			}
+			h.Set("Access-Control-Max-Age", "86400")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := s.ResponseWriter.Write(b)
+	s.bytes += n
+	return n, err
+}
+
+// Flush keeps streaming (SSE) working through the recorder.
+func (s *statusRecorder) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer (hijack, deadlines).
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// AccessLog logs method, path (no query string: it may carry tokens), status, size and
+// duration. Bodies and headers are never logged.
+func AccessLog(log *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
+			rec := &statusRecorder{ResponseWriter: w}
+			next.ServeHTTP(rec, r)
+			log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "bytes", rec.bytes,
+				"ms", float64(time.Since(start).Microseconds())/1000, "request_id", r.Header.Get("X-Request-Id"))
+		})
+	}
+}
+
+// LimitBody caps request bodies; handlers see *http.MaxBytesError when exceeded.
+func LimitBody(n int64) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Body != nil {
+				r.Body = http.MaxBytesReader(w, r.Body, n)
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// ClientIP is the caller's address: the first X-Forwarded-For hop when behind a proxy
+// (the compose deployment), else the socket peer.
+func ClientIP(r *http.Request) string {
+	if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
+		return strings.TrimSpace(strings.Split(xff, ",")[0])
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}

@@ -1,0 +1,157 @@
+// Package pgtest gives each test a fresh, migrated PostgreSQL database on the real
+// server named by CASUS_TEST_DATABASE_URL. Databases are cloned from a template that is
+// migrated once per migration set, so a new database costs one CREATE DATABASE.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"casus/server/internal/db"
+	casussql "casus/sql"
+)
+
+// AdminURL is the maintenance connection used to create and drop test databases.
+func AdminURL() string {
+	if u := os.Getenv("CASUS_TEST_DATABASE_URL"); u != "" {
+		return u
+	}
+	return "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+}
+
+// New creates a migrated database for the test, dropped when the test ends, and
+// returns its owner connection string.
+func New(t testing.TB) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tpl, err := template(ctx)
+	if err != nil {
+		t.Fatalf("pgtest: template database: %v", err)
+	}
+	name := "casus_t_" + randomHex(6)
+	admin, err := pgx.Connect(ctx, AdminURL())
+	if err != nil {
+		t.Fatalf("pgtest: connect %s: %v (is PostgreSQL running? scripts/ensure-postgres.sh starts it)", AdminURL(), err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, fmt.Sprintf("create database %s template %s", name, tpl)); err != nil {
+		t.Fatalf("pgtest: create database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		c, err := pgx.Connect(ctx, AdminURL())
+		if err != nil {
+			return
+		}
+		defer c.Close(ctx)
+		_, _ = c.Exec(ctx, fmt.Sprintf("drop database if exists %s with (force)", name))
+	})
+	return withDatabase(AdminURL(), name)
+}
+
+func withDatabase(url, name string) string { return replaceDB(url, name) }
+
+// replaceDB swaps the path of a postgres:// URL for the database name.
+func replaceDB(url, name string) string {
+	// postgres://user@host:port/db?query
+	q := ""
+	if i := strings.IndexByte(url, '?'); i >= 0 {
+		url, q = url[:i], url[i:]
+	}
+	slash := strings.LastIndexByte(url, '/')
+	if slash < len("postgres://") {
+		return url + "/" + name + q
+	}
+	return url[:slash+1] + name + q
+}
+
+// template returns the name of a migrated template database for the current
+// migrations, creating it once under an advisory lock (packages test in parallel).
+func template(ctx context.Context) (string, error) {
+	hash, err := migrationsHash()
+	if err != nil {
+		return "", err
+	}
+	name := "casus_tpl_" + hash
+	admin, err := pgx.Connect(ctx, AdminURL())
+	if err != nil {
+		return "", err
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "select pg_advisory_lock(7266581)"); err != nil {
+		return "", err
+	}
+	defer admin.Exec(context.Background(), "select pg_advisory_unlock(7266581)") //nolint:errcheck
+	var ready bool
+	if err := admin.QueryRow(ctx, "select exists(select 1 from pg_database where datname = $1 and datistemplate)", name).Scan(&ready); err != nil {
+		return "", err
+	}
+	if ready {
+		return name, nil
+	}
+	// Drop templates of older migration sets and any half-built one.
+	rows, err := admin.Query(ctx, "select datname from pg_database where datname like 'casus\\_tpl\\_%'")
+	if err != nil {
+		return "", err
+	}
+	old, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return "", err
+	}
+	for _, o := range old {
+		_, _ = admin.Exec(ctx, fmt.Sprintf("alter database %s is_template false", o))
+		_, _ = admin.Exec(ctx, fmt.Sprintf("drop database if exists %s with (force)", o))
+	}
+	if _, err := admin.Exec(ctx, "create database "+name); err != nil {
+		return "", err
+	}
+	if _, err := db.Migrate(ctx, replaceDB(AdminURL(), name)); err != nil {
+		_, _ = admin.Exec(ctx, "drop database if exists "+name+" with (force)")
+		return "", fmt.Errorf("migrate template: %w", err)
+	}
+	if _, err := admin.Exec(ctx, fmt.Sprintf("alter database %s is_template true", name)); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+func migrationsHash() (string, error) {
+	entries, err := fs.ReadDir(casussql.Migrations, "migrations")
+	if err != nil {
+		return "", err
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, n := range names {
+		b, err := fs.ReadFile(casussql.Migrations, "migrations/"+n)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", n, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

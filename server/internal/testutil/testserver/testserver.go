@@ -1,0 +1,78 @@
+// Package testserver starts the whole Casus server in-process on a fresh test database,
+// listening on a loopback port, for end-to-end Go tests of the HTTP surfaces.
+package testserver
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"testing"
+	"time"
+
+	"casus/server/internal/app"
+	"casus/server/internal/config"
+	"casus/server/internal/deps"
+	"casus/server/internal/testutil/pgtest"
+)
+
+// Server is a running test server.
+type Server struct {
+	URL  string // http://127.0.0.1:port
+	Deps deps.Deps
+}
+
+// Secret is the JWT secret test servers use.
+const Secret = "test-secret-that-is-at-least-32-bytes-long!!"
+
+// Start runs a server for the test; tweak adjusts the configuration before start.
+func Start(t testing.TB, tweak func(*config.Config)) *Server {
+	t.Helper()
+	url := pgtest.New(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	cfg := &config.Config{
+		Env: "development", Addr: ln.Addr().String(), DatabaseURL: url, DatabaseURLSet: true,
+		StateDir: t.TempDir(), SiteURL: base, JWTSecret: []byte(Secret), JWTExpiry: time.Hour,
+		SMTPPort: 25, SMTPSender: "Casus <no-reply@casus.test>",
+		RateLimitSignIn: 1000, RateLimitEmail: 1000, RateLimitVerify: 1000, RateLimitSignUp: 1000,
+		DBSchemas: []string{"public"}, DBMaxRows: 1000, StatementTimeout: 8 * time.Second, MaxBodyBytes: 1 << 20,
+		AIModel: "claude-test", AIModels: []string{"claude-test"}, AIDailyRequests: 1000, AIDailyTokens: 1_000_000,
+		FrontendDir: t.TempDir(), CodesDir: t.TempDir(),
+	}
+	if tweak != nil {
+		tweak(cfg)
+	}
+	level := slog.LevelWarn
+	if os.Getenv("CASUS_TEST_LOG") != "" {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	ctx, cancel := context.WithCancel(context.Background())
+	d, stop, err := app.Prepare(ctx, cfg, log, false)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	h, closeServices, err := app.Handler(ctx, d)
+	if err != nil {
+		cancel()
+		stop()
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h, BaseContext: func(net.Listener) context.Context { return ctx }}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() {
+		cancel()
+		sctx, c := context.WithTimeout(context.Background(), 5*time.Second)
+		defer c()
+		_ = srv.Shutdown(sctx)
+		closeServices()
+		stop()
+	})
+	return &Server{URL: base, Deps: d}
+}

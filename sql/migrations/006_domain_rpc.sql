@@ -1,0 +1,2 @@
+-- Reserved for: RPCs and views (issue 4). Kept so tern's numbering has no gaps.
+select 1; -- placeholder statement until filled
