@@ -1,0 +1,3 @@
+export function App() {
+  return <main>Casus v0.1</main>;
+}
