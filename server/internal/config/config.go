@@ -62,7 +62,6 @@ type Config struct {
 	AIDailyTokens   int      // AI_DAILY_TOKENS per user
 
 	FrontendDir string // FRONTEND_DIR: built SPA (default frontend/dist)
-	CodesDir    string // CODES_DIR: legal code texts (default codes)
 }
 
 // Production reports whether unsafe development conveniences must be off.
@@ -113,7 +112,6 @@ func Load() (*Config, error) {
 		AIModel:         env("AI_MODEL", "claude-sonnet-4-5"),
 
 		FrontendDir: env("FRONTEND_DIR", "frontend/dist"),
-		CodesDir:    env("CODES_DIR", "codes"),
 	}
 	_, c.DatabaseURLSet = os.LookupEnv("DATABASE_URL")
 	var errs []error

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"casus/codes"
 	"casus/server/internal/deps"
 	"casus/server/internal/httpx"
 )
@@ -35,7 +36,7 @@ func New(_ context.Context, d deps.Deps) (*Server, error) {
 	if err := s.loadDir(d.Config.FrontendDir); err != nil {
 		return nil, err
 	}
-	if err := s.loadCodes(d.Config.CodesDir); err != nil {
+	if err := s.loadCodes(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -70,17 +71,19 @@ func (s *Server) loadDir(dir string) error {
 	})
 }
 
-func (s *Server) loadCodes(dir string) error {
-	matches, err := filepath.Glob(filepath.Join(dir, "*.txt"))
+// loadCodes takes the legal texts embedded in the binary, so a deployment needs no
+// data directory next to it.
+func (s *Server) loadCodes() error {
+	matches, err := fs.Glob(codes.Texts, "*.txt")
 	if err != nil {
 		return err
 	}
 	for _, p := range matches {
-		b, err := os.ReadFile(p)
+		b, err := fs.ReadFile(codes.Texts, p)
 		if err != nil {
 			return err
 		}
-		s.codes[strings.TrimSuffix(filepath.Base(p), ".txt")] = newAsset(p, b)
+		s.codes[strings.TrimSuffix(p, ".txt")] = newAsset(p, b)
 	}
 	return nil
 }

@@ -42,7 +42,7 @@ func Start(t testing.TB, tweak func(*config.Config)) *Server {
 		RateLimitSignIn: 1000, RateLimitEmail: 1000, RateLimitVerify: 1000, RateLimitSignUp: 1000,
 		DBSchemas: []string{"public"}, DBMaxRows: 1000, StatementTimeout: 8 * time.Second, MaxBodyBytes: 1 << 20,
 		AIModel: "claude-test", AIModels: []string{"claude-test"}, AIDailyRequests: 1000, AIDailyTokens: 1_000_000,
-		FrontendDir: t.TempDir(), CodesDir: t.TempDir(),
+		FrontendDir: t.TempDir(),
 	}
 	if tweak != nil {
 		tweak(cfg)
