@@ -1,0 +1,126 @@
+package seed_test
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"casus/server/internal/authn"
+	"casus/server/internal/db"
+	"casus/server/internal/deps"
+	"casus/server/internal/seed"
+	"casus/server/internal/testutil/pgtest"
+)
+
+func seeded(t *testing.T) deps.Deps {
+	t.Helper()
+	ctx := context.Background()
+	url := pgtest.New(t)
+	pools, err := db.OpenPools(ctx, url, []byte("0123456789abcdef0123456789abcdef"), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pools.Close)
+	d := deps.Deps{DatabaseURL: url, Owner: pools.Owner, API: pools.API, Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	if err := seed.Run(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func count(t *testing.T, d deps.Deps, q string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := d.Owner.QueryRow(context.Background(), q, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestSeedLoadsCodesAndCatalogueIdempotently(t *testing.T) {
+	d := seeded(t)
+	ctx := context.Background()
+	want := map[string]int{"civil": 2674, "penal": 457, "constitutional": 156}
+	for code, n := range want {
+		if got := count(t, d, "select count(*) from code_articles where code = $1", code); got != n {
+			t.Errorf("%s: %d articles, want %d", code, got, n)
+		}
+	}
+	if got := count(t, d, "select count(*) from law_categories"); got != 38+22+9+3 {
+		t.Errorf("%d categories", got)
+	}
+	if got := count(t, d, "select count(*) from category_labels where domain = 'civil' and label = 'Altele'"); got != 1 {
+		t.Errorf("civil Altele label: %d", got)
+	}
+	var loadedAt1 string
+	d.Owner.QueryRow(ctx, "select loaded_at::text from casus_meta.seed_state where key = 'codes'").Scan(&loadedAt1)
+	// Seeding again changes nothing and rewrites nothing.
+	if err := seed.Run(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	var loadedAt2 string
+	d.Owner.QueryRow(ctx, "select loaded_at::text from casus_meta.seed_state where key = 'codes'").Scan(&loadedAt2)
+	if loadedAt1 == "" || loadedAt1 != loadedAt2 || count(t, d, "select count(*) from code_articles") != 2674+457+156 {
+		t.Errorf("re-seed was not a no-op: %s vs %s", loadedAt1, loadedAt2)
+	}
+}
+
+func TestCodeArticleRPCs(t *testing.T) {
+	d := seeded(t)
+	ctx := context.Background()
+	student := &authn.Claims{Role: authn.RoleAuthenticated, Raw: map[string]any{"role": "authenticated", "sub": "8b0c7a3e-52f4-4c8e-9d0b-6f1e2a3b4c5d"}}
+	var title, body string
+	var path []string
+	err := db.AsRole(ctx, d.API, student, db.ReadOnly, db.RequestInfo{}, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, "select title, body, heading_path from get_code_article('civil', '2029^1')").Scan(&title, &body, &path)
+	})
+	if err != nil || title == "" || body == "" || len(path) < 3 {
+		t.Fatalf("get_code_article: %v %q %v", err, title, path)
+	}
+	// Diacritics-insensitive search, highlighted excerpt, the code's own articles first.
+	type hit struct{ code, num, title, excerpt string }
+	var hits []hit
+	err = db.AsRole(ctx, d.API, student, db.ReadOnly, db.RequestInfo{}, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, "select code, article_number, coalesce(title, ''), excerpt from search_code_articles('raspunderea delictuala', 'civil', 5)")
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var h hit
+			if err := rows.Scan(&h.code, &h.num, &h.title, &h.excerpt); err != nil {
+				return err
+			}
+			hits = append(hits, h)
+		}
+		return rows.Err()
+	})
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("search: %v %v", err, hits)
+	}
+	for _, h := range hits {
+		if h.code != "civil" {
+			t.Errorf("code filter ignored: %+v", h)
+		}
+	}
+	// Anonymous callers cannot read the codes through the API.
+	anon := &authn.Claims{Role: authn.RoleAnon}
+	err = db.AsRole(ctx, d.API, anon, db.ReadOnly, db.RequestInfo{}, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, "select * from code_articles limit 1")
+		return err
+	})
+	if err == nil {
+		t.Error("anon read code_articles")
+	}
+	// One-character and empty queries return nothing instead of scanning everything.
+	var n int
+	_ = db.AsRole(ctx, d.API, student, db.ReadOnly, db.RequestInfo{}, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, "select count(*) from search_code_articles('a')").Scan(&n)
+	})
+	if n != 0 {
+		t.Errorf("1-char query returned %d rows", n)
+	}
+}
