@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs every benchmark in turn. Each prints its figures as ratios to a baseline measured
+# in the same run, so results stay comparable on a noisy machine. Usage:
+#   scripts/bench.sh            all benchmarks
+#   scripts/bench.sh auth rest  only those
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/ensure-postgres.sh
+all=(auth rest search ai realtime)
+sel=("$@")
+[ ${#sel[@]} -gt 0 ] || sel=("${all[@]}")
+for b in "${sel[@]}"; do
+  if [ -d "scripts/bench/$b" ]; then
+    echo "=== bench: $b"
+    go run "./scripts/bench/$b"
+  else
+    echo "=== bench: $b (not present)"
+  fi
+done
