@@ -29,6 +29,9 @@ grant usage on schema public to anon, authenticated, service_role;
 alter default privileges in schema public revoke execute on functions from public;
 alter default privileges in schema public grant execute on functions to anon, authenticated, service_role;
 
+-- Bookkeeping that is not part of the API (tern version table, seed state).
+create schema if not exists casus_meta;
+
 create extension if not exists pgcrypto;
 create extension if not exists unaccent;
 create extension if not exists pg_trgm;
