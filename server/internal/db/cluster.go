@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"sync"
 	"syscall"
 )
 
@@ -23,6 +24,7 @@ type PrivateCluster struct {
 	Port                       int
 	log                        *slog.Logger
 	cred                       *syscall.Credential
+	stopOnce                   sync.Once
 }
 
 // URL is the connection string of a database in the private cluster.
@@ -97,10 +99,13 @@ func StartPrivateCluster(ctx context.Context, log *slog.Logger, stateDir string)
 }
 
 // Stop shuts the cluster down (fast mode: open transactions are rolled back).
+// Calling it again does nothing.
 func (c *PrivateCluster) Stop() {
-	if err := c.run(context.Background(), "pg_ctl", "-D", c.DataDir, "-m", "fast", "-w", "stop"); err != nil {
-		c.log.Error("stopping private cluster", "err", err)
-	}
+	c.stopOnce.Do(func() {
+		if err := c.run(context.Background(), "pg_ctl", "-D", c.DataDir, "-m", "fast", "-w", "stop"); err != nil {
+			c.log.Error("stopping private cluster", "err", err)
+		}
+	})
 }
 
 func (c *PrivateCluster) run(ctx context.Context, name string, args ...string) error {
@@ -108,7 +113,7 @@ func (c *PrivateCluster) run(ctx context.Context, name string, args ...string) e
 	if c.cred != nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred}
 	}
-	cmd.Dir = filepath.Dir(c.DataDir)
+	cmd.Dir = "/" // the caller's working directory may be closed to the postgres user
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%w: %s", err, out)
