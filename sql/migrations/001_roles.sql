@@ -26,6 +26,11 @@ grant anon, authenticated, service_role to authenticator;
 -- The API roles see only what migrations grant them.
 revoke all on schema public from public;
 grant usage on schema public to anon, authenticated, service_role;
+-- Pipelined requests (BEGIN; set role; statement; COMMIT in one round trip) parse every
+-- statement before the role switch runs, so authenticator must be able to resolve names.
+-- Schema USAGE grants no data: table privileges and RLS are checked at execution, as the
+-- switched role.
+grant usage on schema public to authenticator;
 alter default privileges in schema public revoke execute on functions from public;
 alter default privileges in schema public grant execute on functions to anon, authenticated, service_role;
 

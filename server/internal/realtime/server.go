@@ -1,20 +1,134 @@
+// Package realtime serves Supabase Realtime's Phoenix-channel protocol at
+// /realtime/v1/websocket: postgres_changes filtered by row-level security, broadcast and
+// presence. State shared between server instances travels through PostgreSQL
+// (LISTEN/NOTIFY), so several instances behind one load balancer deliver the same events.
 package realtime
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
 
 	"casus/server/internal/deps"
 	"casus/server/internal/httpx"
 )
 
-// Server is the realtime service. This is a placeholder until its issue lands.
-type Server struct{ d deps.Deps }
+// Server is the realtime service.
+type Server struct {
+	d        deps.Deps
+	instance string
+	upgrader websocket.Upgrader
 
-// New builds the service.
-func New(_ context.Context, d deps.Deps) (*Server, error) { return &Server{d: d}, nil }
+	mu     sync.RWMutex
+	topics map[string]map[*channel]struct{} // local subscribers by topic
 
-// Routes registers the service's endpoints.
+	presence *presenceState
+	bus      *bus
+	changes  *changeFeed
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// Tuning knobs; the defaults match realtime-js (25 s heartbeat, so 60 s without a
+// frame means the client is gone).
+const (
+	readTimeout    = 60 * time.Second
+	writeTimeout   = 10 * time.Second
+	sendQueue      = 256
+	maxFrameBytes  = 1 << 20
+	heartbeatEvery = 10 * time.Second // instance liveness for presence
+)
+
+// New starts the fan-out listener and the change feed.
+func New(ctx context.Context, d deps.Deps) (*Server, error) {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	s := &Server{
+		d:        d,
+		instance: hex.EncodeToString(b),
+		topics:   map[string]map[*channel]struct{}{},
+		upgrader: websocket.Upgrader{
+			ReadBufferSize:  1024,
+			WriteBufferSize: 1024,
+			// One pool of write buffers for all connections keeps idle ones small.
+			WriteBufferPool: &sync.Pool{},
+			CheckOrigin:     func(*http.Request) bool { return true }, // access is by token, not origin
+		},
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.presence = newPresenceState(s)
+	s.bus = newBus(s)
+	s.changes = newChangeFeed(s)
+	if err := s.changes.start(ctx); err != nil {
+		s.cancel()
+		return nil, err
+	}
+	s.bus.start()
+	return s, nil
+}
+
+// Close stops background work.
+func (s *Server) Close() error {
+	s.cancel()
+	s.wg.Wait()
+	return nil
+}
+
+// Routes registers the websocket and the REST broadcast endpoints.
 func (s *Server) Routes(mux *http.ServeMux) {
-	_ = httpx.WriteJSON
+	mux.HandleFunc("GET /realtime/v1/websocket", s.serveWS)
+	mux.Handle("POST /realtime/v1/api/broadcast", httpx.Handle(s.d.Log, s.restBroadcast))
+}
+
+func (s *Server) subscribe(ch *channel) {
+	s.mu.Lock()
+	set := s.topics[ch.topic]
+	if set == nil {
+		set = map[*channel]struct{}{}
+		s.topics[ch.topic] = set
+	}
+	set[ch] = struct{}{}
+	s.mu.Unlock()
+}
+
+func (s *Server) unsubscribe(ch *channel) {
+	s.mu.Lock()
+	if set := s.topics[ch.topic]; set != nil {
+		delete(set, ch)
+		if len(set) == 0 {
+			delete(s.topics, ch.topic)
+		}
+	}
+	s.mu.Unlock()
+}
+
+// local returns a snapshot of this instance's subscribers of a topic.
+func (s *Server) local(topic string) []*channel {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]*channel, 0, len(s.topics[topic]))
+	for ch := range s.topics[topic] {
+		out = append(out, ch)
+	}
+	return out
+}
+
+// allChannels returns a snapshot of every local channel (for the change feed).
+func (s *Server) allChannels() []*channel {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []*channel
+	for _, set := range s.topics {
+		for ch := range set {
+			out = append(out, ch)
+		}
+	}
+	return out
 }

@@ -1,0 +1,219 @@
+package realtime
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The bus carries broadcasts and presence changes between server instances over
+// PostgreSQL LISTEN/NOTIFY. Local subscribers are served directly; the bus only tells
+// the other instances. Envelopes are batched so a burst costs few NOTIFYs, and bodies
+// too large for a NOTIFY payload travel through realtime.bus_messages by id.
+type bus struct {
+	s   *Server
+	out chan envelope
+}
+
+const (
+	busChannel      = "casus_realtime"
+	notifyMaxBytes  = 7000 // PostgreSQL caps a NOTIFY payload below 8000 bytes
+	busBatchWindow  = 2 * time.Millisecond
+	presenceTimeout = 3 * heartbeatEvery
+)
+
+type envelope struct {
+	Origin string          `json:"o"`
+	Kind   string          `json:"k"` // b: broadcast, t: track, u: untrack, h: heartbeat, s: sync request
+	Topic  string          `json:"t,omitempty"`
+	Key    string          `json:"y,omitempty"`
+	Ref    string          `json:"r,omitempty"`
+	Entry  *presenceEntry  `json:"e,omitempty"`
+	Body   json.RawMessage `json:"d,omitempty"`
+}
+
+type notifyPayload struct {
+	Envelopes []envelope `json:"v,omitempty"`
+	StoredID  int64      `json:"id,omitempty"`
+}
+
+func newBus(s *Server) *bus { return &bus{s: s, out: make(chan envelope, 4096)} }
+
+func (b *bus) start() {
+	b.s.wg.Add(3)
+	go b.listen()
+	go b.flush()
+	go b.heartbeat()
+}
+
+func (b *bus) send(e envelope) {
+	e.Origin = b.s.instance
+	select {
+	case b.out <- e:
+	case <-b.s.ctx.Done():
+	}
+}
+
+func (b *bus) publishBroadcast(topic string, payload json.RawMessage, from *channel) {
+	for _, ch := range b.s.local(topic) {
+		ch.deliverBroadcast(payload, from)
+	}
+	b.send(envelope{Kind: "b", Topic: topic, Body: payload})
+}
+
+func (b *bus) publishPresence(topic, key, ref string, e *presenceEntry) {
+	kind := "t"
+	if e == nil {
+		kind = "u"
+	}
+	b.send(envelope{Kind: kind, Topic: topic, Key: key, Ref: ref, Entry: e})
+}
+
+// flush batches outgoing envelopes into as few NOTIFYs as fit.
+func (b *bus) flush() {
+	defer b.s.wg.Done()
+	for {
+		var batch []envelope
+		select {
+		case e := <-b.out:
+			batch = append(batch, e)
+		case <-b.s.ctx.Done():
+			return
+		}
+		timer := time.NewTimer(busBatchWindow)
+	collect:
+		for len(batch) < 256 {
+			select {
+			case e := <-b.out:
+				batch = append(batch, e)
+			case <-timer.C:
+				break collect
+			}
+		}
+		timer.Stop()
+		b.notify(batch)
+	}
+}
+
+func (b *bus) notify(batch []envelope) {
+	ctx, cancel := context.WithTimeout(b.s.ctx, 5*time.Second)
+	defer cancel()
+	var chunk []envelope
+	size := 0
+	emit := func() {
+		if len(chunk) == 0 {
+			return
+		}
+		body, _ := json.Marshal(notifyPayload{Envelopes: chunk})
+		if len(body) > notifyMaxBytes {
+			var id int64
+			if err := b.s.d.Owner.QueryRow(ctx, "insert into realtime.bus_messages (body) values ($1) returning id", body).Scan(&id); err != nil {
+				b.s.d.Log.Error("realtime bus: store", "err", err)
+				return
+			}
+			body, _ = json.Marshal(notifyPayload{StoredID: id})
+		}
+		if _, err := b.s.d.Owner.Exec(ctx, "select pg_notify($1, $2)", busChannel, string(body)); err != nil && b.s.ctx.Err() == nil {
+			b.s.d.Log.Error("realtime bus: notify", "err", err)
+		}
+		chunk, size = nil, 0
+	}
+	for _, e := range batch {
+		n := len(e.Body) + len(e.Topic) + 128
+		if size+n > notifyMaxBytes {
+			emit()
+		}
+		chunk = append(chunk, e)
+		size += n
+	}
+	emit()
+}
+
+// listen applies other instances' envelopes, reconnecting when the connection drops.
+func (b *bus) listen() {
+	defer b.s.wg.Done()
+	first := true
+	for b.s.ctx.Err() == nil {
+		conn, err := pgx.Connect(b.s.ctx, b.s.d.DatabaseURL)
+		if err == nil {
+			_, err = conn.Exec(b.s.ctx, "listen "+busChannel)
+		}
+		if err == nil {
+			if first {
+				// Ask the others for their presences so our replica starts complete.
+				b.send(envelope{Kind: "s"})
+				first = false
+			}
+			for {
+				n, err := conn.WaitForNotification(b.s.ctx)
+				if err != nil {
+					break
+				}
+				b.receive(n.Payload)
+			}
+		}
+		if conn != nil {
+			_ = conn.Close(context.Background())
+		}
+		select {
+		case <-b.s.ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (b *bus) receive(raw string) {
+	var p notifyPayload
+	if json.Unmarshal([]byte(raw), &p) != nil {
+		return
+	}
+	if p.StoredID != 0 {
+		var body []byte
+		if err := b.s.d.Owner.QueryRow(b.s.ctx, "select body from realtime.bus_messages where id = $1", p.StoredID).Scan(&body); err != nil {
+			return
+		}
+		if json.Unmarshal(body, &p) != nil {
+			return
+		}
+	}
+	for _, e := range p.Envelopes {
+		if e.Origin == b.s.instance {
+			continue
+		}
+		b.s.presence.heartbeat(e.Origin)
+		switch e.Kind {
+		case "b":
+			for _, ch := range b.s.local(e.Topic) {
+				ch.deliverBroadcast(e.Body, nil)
+			}
+		case "t":
+			b.s.presence.apply(e.Topic, e.Key, e.Ref, e.Entry)
+		case "u":
+			b.s.presence.apply(e.Topic, e.Key, e.Ref, nil)
+		case "s":
+			b.s.presence.ownEntries(func(topic, key, ref string, entry presenceEntry) {
+				en := entry
+				b.send(envelope{Kind: "t", Topic: topic, Key: key, Ref: ref, Entry: &en})
+			})
+		}
+	}
+}
+
+// heartbeat announces this instance, expires vanished ones and prunes stored bodies.
+func (b *bus) heartbeat() {
+	defer b.s.wg.Done()
+	t := time.NewTicker(heartbeatEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.s.ctx.Done():
+			return
+		case <-t.C:
+			b.send(envelope{Kind: "h"})
+			b.s.presence.expire(presenceTimeout)
+			_, _ = b.s.d.Owner.Exec(b.s.ctx, "delete from realtime.bus_messages where created_at < now() - interval '1 minute'")
+		}
+	}
+}

@@ -1,0 +1,409 @@
+package realtime
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"casus/server/internal/authn"
+	"casus/server/internal/db"
+	"casus/server/internal/realtime/phoenix"
+)
+
+// The change feed: triggers on the tables of the supabase_realtime publication write
+// each change to realtime.changes and NOTIFY its id (see 009_realtime.sql). Going
+// through a table lets payloads of any size arrive, and lets every instance read every
+// change. Each change is delivered only to subscribers whose role and claims may SELECT
+// that row — checked with the same role and settings as the data API (db.RoleSetup).
+type changeFeed struct {
+	s      *Server
+	mu     sync.RWMutex
+	tables map[string]*tableInfo // "schema.table" → info, the published tables
+}
+
+type tableInfo struct {
+	Schema, Name string
+	Columns      []column
+	PK           []column
+	colIndex     map[string]column
+}
+
+type column struct {
+	Name    string `json:"name"`
+	Type    string `json:"type"` // udt name, as realtime-js's transformers expect ("int4", "text", …)
+	sqlType string
+}
+
+const changesChannel = "casus_realtime_changes"
+
+func newChangeFeed(s *Server) *changeFeed { return &changeFeed{s: s, tables: map[string]*tableInfo{}} }
+
+func (f *changeFeed) start(ctx context.Context) error {
+	if err := f.reload(ctx); err != nil {
+		return err
+	}
+	f.s.wg.Add(2)
+	go f.listen()
+	go f.prune()
+	return nil
+}
+
+// reload reads the published tables, their columns and primary keys from the catalog.
+func (f *changeFeed) reload(ctx context.Context) error {
+	rows, err := f.s.d.Owner.Query(ctx, `
+		select pt.schemaname, pt.tablename, a.attname, t.typname, format_type(a.atttypid, a.atttypmod),
+		       coalesce(a.attnum = any(i.indkey), false)
+		from pg_publication_tables pt
+		join pg_class c on c.relname = pt.tablename
+		join pg_namespace n on n.oid = c.relnamespace and n.nspname = pt.schemaname
+		join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+		join pg_type t on t.oid = a.atttypid
+		left join pg_index i on i.indrelid = c.oid and i.indisprimary
+		where pt.pubname = 'supabase_realtime'
+		order by pt.schemaname, pt.tablename, a.attnum`)
+	if err != nil {
+		return fmt.Errorf("realtime: read publication: %w", err)
+	}
+	defer rows.Close()
+	tables := map[string]*tableInfo{}
+	for rows.Next() {
+		var schema, table, name, typ, sqlType string
+		var pk bool
+		if err := rows.Scan(&schema, &table, &name, &typ, &sqlType, &pk); err != nil {
+			return err
+		}
+		key := schema + "." + table
+		ti := tables[key]
+		if ti == nil {
+			ti = &tableInfo{Schema: schema, Name: table, colIndex: map[string]column{}}
+			tables[key] = ti
+		}
+		col := column{Name: name, Type: strings.TrimPrefix(typ, "_"), sqlType: sqlType}
+		if strings.HasPrefix(typ, "_") {
+			col.Type = "_" + col.Type
+		}
+		ti.Columns = append(ti.Columns, col)
+		ti.colIndex[name] = col
+		if pk {
+			ti.PK = append(ti.PK, col)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	f.tables = tables
+	f.mu.Unlock()
+	return nil
+}
+
+func (f *changeFeed) table(schema, name string) *tableInfo {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.tables[schema+"."+name]
+}
+
+// validate checks a subscription request against the publication and assigns its id.
+func (f *changeFeed) validate(event, schema, table, filter string) (pgSub, error) {
+	switch event {
+	case "*", "INSERT", "UPDATE", "DELETE":
+	default:
+		return pgSub{}, fmt.Errorf("invalid postgres_changes event %q", event)
+	}
+	if schema == "" {
+		schema = "public"
+	}
+	sub := pgSub{Event: event, Schema: schema, Table: table, Filter: filter}
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	sub.ID = binary.BigEndian.Uint32(b) & 0x7fffffff
+	if table == "" || table == "*" {
+		if filter != "" {
+			return pgSub{}, fmt.Errorf("a filter needs a table")
+		}
+		return sub, nil
+	}
+	ti := f.table(schema, table)
+	if ti == nil {
+		_ = f.reload(f.s.ctx) // a table may have been published since start
+		ti = f.table(schema, table)
+	}
+	if ti == nil {
+		return pgSub{}, fmt.Errorf("Unable to subscribe to changes with given parameters: table %s.%s is not in the supabase_realtime publication", schema, table)
+	}
+	cf, err := parseFilter(filter)
+	if err != nil {
+		return pgSub{}, err
+	}
+	if cf != nil {
+		if _, ok := ti.colIndex[cf.column]; !ok {
+			return pgSub{}, fmt.Errorf("invalid column for filter %s", cf.column)
+		}
+	}
+	sub.filter = cf
+	return sub, nil
+}
+
+type change struct {
+	ID        int64
+	Schema    string
+	Table     string
+	Type      string
+	Record    map[string]json.RawMessage
+	OldRecord map[string]json.RawMessage
+	Commit    time.Time
+}
+
+// listen reads change ids from NOTIFY and hands them to the processor; a burst of
+// notifications is then fetched with one query. (Waiting on the connection with a short
+// timeout instead would make pgx close it.)
+func (f *changeFeed) listen() {
+	defer f.s.wg.Done()
+	ids := make(chan int64, 4096)
+	f.s.wg.Add(1)
+	go func() {
+		defer f.s.wg.Done()
+		for {
+			var batch []int64
+			select {
+			case id := <-ids:
+				batch = append(batch, id)
+			case <-f.s.ctx.Done():
+				return
+			}
+		drain:
+			for len(batch) < 500 {
+				select {
+				case id := <-ids:
+					batch = append(batch, id)
+				default:
+					break drain
+				}
+			}
+			f.process(batch)
+		}
+	}()
+	for f.s.ctx.Err() == nil {
+		conn, err := pgx.Connect(f.s.ctx, f.s.d.DatabaseURL)
+		if err == nil {
+			_, err = conn.Exec(f.s.ctx, "listen "+changesChannel)
+		}
+		for err == nil {
+			var n *pgconn.Notification
+			n, err = conn.WaitForNotification(f.s.ctx)
+			if err != nil {
+				break
+			}
+			if id, perr := strconv.ParseInt(n.Payload, 10, 64); perr == nil {
+				select {
+				case ids <- id:
+				case <-f.s.ctx.Done():
+				}
+			}
+		}
+		if conn != nil {
+			_ = conn.Close(context.Background())
+		}
+		if f.s.ctx.Err() == nil {
+			f.s.d.Log.Warn("realtime: change listener reconnecting", "err", err)
+		}
+		select {
+		case <-f.s.ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (f *changeFeed) process(ids []int64) {
+	if len(ids) == 0 {
+		return
+	}
+	rows, err := f.s.d.Owner.Query(f.s.ctx, `select id, schema_name, table_name, type, record, old_record, commit_timestamp
+		from realtime.changes where id = any($1) order by id`, ids)
+	if err != nil {
+		f.s.d.Log.Error("realtime: read changes", "err", err)
+		return
+	}
+	var changes []change
+	for rows.Next() {
+		var c change
+		var rec, old []byte
+		if err := rows.Scan(&c.ID, &c.Schema, &c.Table, &c.Type, &rec, &old, &c.Commit); err != nil {
+			rows.Close()
+			f.s.d.Log.Error("realtime: read change", "err", err)
+			return
+		}
+		_ = json.Unmarshal(rec, &c.Record)
+		_ = json.Unmarshal(old, &c.OldRecord)
+		changes = append(changes, c)
+	}
+	rows.Close()
+	for _, c := range changes {
+		f.dispatch(c)
+	}
+}
+
+// dispatch delivers one change to every local subscription it matches and may see.
+func (f *changeFeed) dispatch(c change) {
+	ti := f.table(c.Schema, c.Table)
+	if ti == nil {
+		_ = f.reload(f.s.ctx)
+		if ti = f.table(c.Schema, c.Table); ti == nil {
+			return
+		}
+	}
+	row := c.Record
+	if c.Type == "DELETE" {
+		row = c.OldRecord
+	}
+	visible := map[string]bool{} // by caller identity, so one check serves many channels
+	for _, ch := range f.s.allChannels() {
+		var ids []uint32
+		for _, sub := range ch.pgSubs {
+			if sub.Schema != c.Schema && sub.Schema != "*" {
+				continue
+			}
+			if sub.Table != "" && sub.Table != "*" && sub.Table != c.Table {
+				continue
+			}
+			if sub.Event != "*" && sub.Event != c.Type {
+				continue
+			}
+			if !sub.filter.matches(row) {
+				continue
+			}
+			ids = append(ids, sub.ID)
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		claims := ch.currentClaims()
+		who := claims.Role + "/" + claims.Subject
+		ok, done := visible[who]
+		if !done {
+			ok = f.canSee(claims, ti, c)
+			visible[who] = ok
+		}
+		if !ok {
+			continue
+		}
+		ch.c.push(phoenix.Push(ch.joinRef, ch.topic, "postgres_changes", f.payload(ids, ti, c)))
+	}
+}
+
+func (f *changeFeed) payload(ids []uint32, ti *tableInfo, c change) map[string]any {
+	data := map[string]any{
+		"schema": c.Schema, "table": c.Table, "type": c.Type, "errors": nil,
+		"commit_timestamp": c.Commit.UTC().Format("2006-01-02T15:04:05.000Z"),
+		"columns":          ti.Columns,
+	}
+	if c.Type != "DELETE" {
+		data["record"] = c.Record
+	}
+	if c.Type != "INSERT" {
+		// Like Supabase with the default replica identity: the old row's primary key only.
+		old := map[string]json.RawMessage{}
+		for _, pk := range ti.PK {
+			if v, ok := c.OldRecord[pk.Name]; ok {
+				old[pk.Name] = v
+			}
+		}
+		data["old_record"] = old
+	}
+	return map[string]any{"ids": ids, "data": data}
+}
+
+// canSee asks PostgreSQL, as the subscriber, whether the changed row is visible:
+// for inserts and updates, a SELECT of the row by primary key under RLS; for deletes
+// (the row is gone) whether the role may select from the table at all.
+func (f *changeFeed) canSee(claims *authn.Claims, ti *tableInfo, c change) bool {
+	if claims.Role == authn.RoleServiceRole {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(f.s.ctx, 5*time.Second)
+	defer cancel()
+	setup, args, err := db.RoleSetup(claims, db.RequestInfo{Method: "GET", Path: "/realtime/v1"})
+	if err != nil {
+		return false
+	}
+	table := pgx.Identifier{ti.Schema, ti.Name}.Sanitize()
+	var q string
+	var qargs []any
+	if c.Type == "DELETE" {
+		q = "select has_table_privilege(current_user, $1, 'SELECT')"
+		qargs = []any{ti.Schema + "." + ti.Name}
+	} else {
+		if len(ti.PK) == 0 {
+			return false // without a key the row cannot be identified safely
+		}
+		conds := make([]string, len(ti.PK))
+		for i, pk := range ti.PK {
+			v, ok := jsonText(c.Record[pk.Name])
+			if !ok {
+				return false
+			}
+			conds[i] = fmt.Sprintf("%s = $%d::text::%s", pgx.Identifier{pk.Name}.Sanitize(), i+1, pk.sqlType)
+			qargs = append(qargs, v)
+		}
+		q = "select exists(select 1 from " + table + " where " + strings.Join(conds, " and ") + ")"
+	}
+	conn, err := f.s.d.API.Acquire(ctx)
+	if err != nil {
+		return false
+	}
+	defer conn.Release()
+	// One round trip: begin, role and claims, the check, end.
+	batch := &pgx.Batch{}
+	batch.Queue("begin read only")
+	batch.Queue(setup, args...)
+	var ok bool
+	batch.Queue(q, qargs...).QueryRow(func(r pgx.Row) error { return r.Scan(&ok) })
+	batch.Queue("rollback")
+	err = conn.SendBatch(ctx, batch).Close()
+	if err != nil {
+		f.s.d.Log.Debug("realtime: visibility check failed", "err", err)
+		_, _ = conn.Exec(context.Background(), "rollback")
+		return false
+	}
+	return ok
+}
+
+// jsonText is a JSON scalar as PostgreSQL's text input expects it (numbers verbatim,
+// strings unquoted), so no precision is lost through float64.
+func jsonText(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", false
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", false
+		}
+		return s, true
+	}
+	return string(raw), true
+}
+
+// prune removes delivered changes after a grace period.
+func (f *changeFeed) prune() {
+	defer f.s.wg.Done()
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-f.s.ctx.Done():
+			return
+		case <-t.C:
+			_, _ = f.s.d.Owner.Exec(f.s.ctx, "delete from realtime.changes where commit_timestamp < now() - interval '5 minutes'")
+		}
+	}
+}

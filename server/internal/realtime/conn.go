@@ -1,0 +1,179 @@
+package realtime
+
+import (
+	"encoding/json"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"casus/server/internal/authn"
+	"casus/server/internal/realtime/phoenix"
+)
+
+// conn is one websocket connection and the channels joined over it.
+type conn struct {
+	s      *Server
+	ws     *websocket.Conn
+	vsn    string
+	apiKey string
+	send   chan []byte
+	done   chan struct{}
+	once   sync.Once
+
+	mu       sync.Mutex
+	channels map[string]*channel // by topic
+}
+
+// serveWS verifies the apikey (query parameter, as realtime-js sends it) and upgrades.
+func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
+	key := r.URL.Query().Get("apikey")
+	if key == "" {
+		key = r.Header.Get("apikey")
+	}
+	if _, err := s.d.Keys.Verify(key); err != nil {
+		http.Error(w, `{"message":"Invalid API key"}`, http.StatusUnauthorized)
+		return
+	}
+	vsn := r.URL.Query().Get("vsn")
+	if vsn == "" {
+		vsn = phoenix.V1
+	}
+	if vsn != phoenix.V1 && vsn != phoenix.V2 {
+		http.Error(w, `{"message":"Unsupported vsn"}`, http.StatusBadRequest)
+		return
+	}
+	ws, err := s.upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return // the upgrader already answered
+	}
+	ws.SetReadLimit(maxFrameBytes)
+	c := &conn{s: s, ws: ws, vsn: vsn, apiKey: key, send: make(chan []byte, sendQueue), done: make(chan struct{}), channels: map[string]*channel{}}
+	go c.writePump()
+	c.readPump()
+}
+
+func (c *conn) close() {
+	c.once.Do(func() {
+		close(c.done)
+		c.mu.Lock()
+		chans := make([]*channel, 0, len(c.channels))
+		for _, ch := range c.channels {
+			chans = append(chans, ch)
+		}
+		c.channels = map[string]*channel{}
+		c.mu.Unlock()
+		for _, ch := range chans {
+			ch.teardown()
+		}
+		_ = c.ws.Close()
+	})
+}
+
+// push queues a frame; a client too slow to drain its queue is disconnected rather
+// than allowed to hold memory or block fan-out.
+func (c *conn) push(m phoenix.Message) {
+	frame := phoenix.Encode(c.vsn, m)
+	select {
+	case c.send <- frame:
+	case <-c.done:
+	default:
+		c.s.d.Log.Warn("realtime: client too slow, disconnecting")
+		go c.close()
+	}
+}
+
+func (c *conn) writePump() {
+	defer c.close()
+	for {
+		select {
+		case frame := <-c.send:
+			_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
+			if err := c.ws.WriteMessage(websocket.TextMessage, frame); err != nil {
+				return
+			}
+		case <-c.done:
+			_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
+			return
+		}
+	}
+}
+
+func (c *conn) readPump() {
+	defer c.close()
+	for {
+		_ = c.ws.SetReadDeadline(time.Now().Add(readTimeout))
+		kind, data, err := c.ws.ReadMessage()
+		if err != nil {
+			return
+		}
+		var m phoenix.Message
+		if kind == websocket.BinaryMessage {
+			m, err = phoenix.DecodeBinary(data)
+		} else {
+			m, err = phoenix.Decode(c.vsn, data)
+		}
+		if err != nil {
+			continue // Phoenix ignores frames it cannot read
+		}
+		c.handle(m)
+	}
+}
+
+func (c *conn) channel(topic string) *channel {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.channels[topic]
+}
+
+func (c *conn) handle(m phoenix.Message) {
+	if m.Topic == phoenix.TopicPhoenix {
+		if m.Event == phoenix.EventHeartbeat {
+			c.push(phoenix.Reply(m, "ok", map[string]any{}))
+		}
+		return
+	}
+	if m.Event == phoenix.EventJoin {
+		c.join(m)
+		return
+	}
+	ch := c.channel(m.Topic)
+	if ch == nil || (m.JoinRef != nil && ch.joinRef != nil && *m.JoinRef != *ch.joinRef) {
+		// Not joined (or a stale join): Phoenix answers with a close for that topic.
+		c.push(phoenix.Message{JoinRef: m.JoinRef, Ref: m.Ref, Topic: m.Topic, Event: phoenix.EventReply,
+			Payload: json.RawMessage(`{"status":"error","response":{"reason":"unmatched topic"}}`)})
+		return
+	}
+	switch m.Event {
+	case phoenix.EventLeave:
+		c.push(phoenix.Reply(m, "ok", map[string]any{}))
+		c.leave(ch)
+		c.push(phoenix.Push(ch.joinRef, ch.topic, phoenix.EventClose, map[string]any{}))
+	case "access_token":
+		ch.refreshToken(m)
+	case "broadcast":
+		ch.broadcast(m)
+	case "presence":
+		ch.presenceEvent(m)
+	default:
+		c.push(phoenix.Reply(m, "ok", map[string]any{}))
+	}
+}
+
+func (c *conn) leave(ch *channel) {
+	c.mu.Lock()
+	if c.channels[ch.topic] == ch {
+		delete(c.channels, ch.topic)
+	}
+	c.mu.Unlock()
+	ch.teardown()
+}
+
+// claimsFor verifies the token a join or refresh carries, falling back to the apikey.
+func (c *conn) claimsFor(token string) (*authn.Claims, error) {
+	if token == "" {
+		token = c.apiKey
+	}
+	return c.s.d.Keys.Verify(token)
+}
