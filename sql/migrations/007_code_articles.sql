@@ -123,3 +123,14 @@ $$;
 grant execute on function public.get_code_article(text, text), public.search_code_articles(text, text, int)
   to authenticated, service_role;
 revoke execute on function public.get_code_article(text, text), public.search_code_articles(text, text, int) from anon;
+
+-- Model answers of the curriculum cases: for graders and future features, never for
+-- students (no grant to anon or authenticated; service_role and the owner only).
+create table public.case_model_answers (
+  case_id uuid primary key references public.cases (id) on delete cascade,
+  model_answer text not null,
+  updated_at timestamptz not null default now()
+);
+alter table public.case_model_answers enable row level security;
+revoke all on public.case_model_answers from anon, authenticated;
+grant select, insert, update, delete on public.case_model_answers to service_role;
