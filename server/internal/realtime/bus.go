@@ -57,8 +57,9 @@ func (b *bus) send(e envelope) {
 }
 
 func (b *bus) publishBroadcast(topic string, payload json.RawMessage, from *channel) {
+	frames := newFrameCache(topic, "broadcast", payload)
 	for _, ch := range b.s.local(topic) {
-		ch.deliverBroadcast(payload, from)
+		ch.deliverBroadcast(frames, from)
 	}
 	b.send(envelope{Kind: "b", Topic: topic, Body: payload})
 }
@@ -185,8 +186,9 @@ func (b *bus) receive(raw string) {
 		b.s.presence.heartbeat(e.Origin)
 		switch e.Kind {
 		case "b":
+			frames := newFrameCache(e.Topic, "broadcast", e.Body)
 			for _, ch := range b.s.local(e.Topic) {
-				ch.deliverBroadcast(e.Body, nil)
+				ch.deliverBroadcast(frames, nil)
 			}
 		case "t":
 			b.s.presence.apply(e.Topic, e.Key, e.Ref, e.Entry)

@@ -216,11 +216,35 @@ func (ch *channel) broadcast(m phoenix.Message) {
 }
 
 // deliverBroadcast pushes a broadcast unless it is the sender's own without "self".
-func (ch *channel) deliverBroadcast(payload json.RawMessage, from *channel) {
+func (ch *channel) deliverBroadcast(frames *frameCache, from *channel) {
 	if from == ch && !ch.self {
 		return
 	}
-	ch.c.push(phoenix.Push(nil, ch.topic, "broadcast", payload))
+	ch.c.pushFrame(frames.get(ch.c.vsn))
+}
+
+// frameCache encodes one server push at most once per protocol version, however many
+// subscribers receive it.
+type frameCache struct {
+	msg    phoenix.Message
+	v1, v2 []byte
+}
+
+func newFrameCache(topic, event string, payload json.RawMessage) *frameCache {
+	return &frameCache{msg: phoenix.Push(nil, topic, event, payload)}
+}
+
+func (f *frameCache) get(vsn string) []byte {
+	if vsn == phoenix.V1 {
+		if f.v1 == nil {
+			f.v1 = phoenix.Encode(vsn, f.msg)
+		}
+		return f.v1
+	}
+	if f.v2 == nil {
+		f.v2 = phoenix.Encode(vsn, f.msg)
+	}
+	return f.v2
 }
 
 func (ch *channel) presenceEvent(m phoenix.Message) {

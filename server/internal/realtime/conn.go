@@ -18,9 +18,15 @@ type conn struct {
 	ws     *websocket.Conn
 	vsn    string
 	apiKey string
-	send   chan []byte
 	done   chan struct{}
 	once   sync.Once
+
+	// Outgoing frames: a slice that grows only while the client lags, so idle
+	// connections hold no buffer; bounded by bytes so a stuck client cannot hoard memory.
+	qmu    sync.Mutex
+	queue  [][]byte
+	queued int
+	wake   chan struct{}
 
 	mu       sync.Mutex
 	channels map[string]*channel // by topic
@@ -49,7 +55,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return // the upgrader already answered
 	}
 	ws.SetReadLimit(maxFrameBytes)
-	c := &conn{s: s, ws: ws, vsn: vsn, apiKey: key, send: make(chan []byte, sendQueue), done: make(chan struct{}), channels: map[string]*channel{}}
+	c := &conn{s: s, ws: ws, vsn: vsn, apiKey: key, done: make(chan struct{}), wake: make(chan struct{}, 1), channels: map[string]*channel{}}
 	go c.writePump()
 	c.readPump()
 }
@@ -73,14 +79,28 @@ func (c *conn) close() {
 
 // push queues a frame; a client too slow to drain its queue is disconnected rather
 // than allowed to hold memory or block fan-out.
-func (c *conn) push(m phoenix.Message) {
-	frame := phoenix.Encode(c.vsn, m)
+func (c *conn) push(m phoenix.Message) { c.pushFrame(phoenix.Encode(c.vsn, m)) }
+
+// pushFrame queues an already encoded frame (fan-out encodes once per version). A
+// client that lets more than maxQueuedBytes pile up is disconnected.
+func (c *conn) pushFrame(frame []byte) {
+	c.qmu.Lock()
+	if c.queued+len(frame) > maxQueuedBytes {
+		c.qmu.Unlock()
+		select {
+		case <-c.done:
+		default:
+			c.s.d.Log.Warn("realtime: client too slow, disconnecting", "queued_bytes", c.queued)
+			go c.close()
+		}
+		return
+	}
+	c.queue = append(c.queue, frame)
+	c.queued += len(frame)
+	c.qmu.Unlock()
 	select {
-	case c.send <- frame:
-	case <-c.done:
+	case c.wake <- struct{}{}:
 	default:
-		c.s.d.Log.Warn("realtime: client too slow, disconnecting")
-		go c.close()
 	}
 }
 
@@ -88,10 +108,16 @@ func (c *conn) writePump() {
 	defer c.close()
 	for {
 		select {
-		case frame := <-c.send:
+		case <-c.wake:
+			c.qmu.Lock()
+			frames := c.queue
+			c.queue, c.queued = nil, 0
+			c.qmu.Unlock()
 			_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
-			if err := c.ws.WriteMessage(websocket.TextMessage, frame); err != nil {
-				return
+			for _, frame := range frames {
+				if err := c.ws.WriteMessage(websocket.TextMessage, frame); err != nil {
+					return
+				}
 			}
 		case <-c.done:
 			_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))

@@ -41,7 +41,7 @@ type Server struct {
 const (
 	readTimeout    = 60 * time.Second
 	writeTimeout   = 10 * time.Second
-	sendQueue      = 256
+	maxQueuedBytes = 8 << 20
 	maxFrameBytes  = 1 << 20
 	heartbeatEvery = 10 * time.Second // instance liveness for presence
 )
