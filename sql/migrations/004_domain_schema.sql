@@ -94,10 +94,6 @@ create index cases_week_created_idx on public.cases (week_number, created_at);
 create index cases_subcategory_idx on public.cases (subcategory, week_number);
 create index cases_domain_category_idx on public.cases (domain, category, subcategory);
 create index cases_user_id_idx on public.cases (user_id);
--- search_cases matches substrings of the folded code and title; trigram GIN indexes
--- serve LIKE '%…%' on those expressions.
-create index cases_code_fold_trgm_idx on public.cases using gin (public.search_fold(case_code) gin_trgm_ops);
-create index cases_title_fold_trgm_idx on public.cases using gin (public.search_fold(title) gin_trgm_ops);
 
 -- Normalises what clients send: the code upper-cased and trimmed, the level capitalised
 -- whatever its case or diacritics ('usor', 'UȘOR', 'uşor' → 'Ușor'), and the domain derived
@@ -129,6 +125,33 @@ end
 $$;
 create trigger cases_normalise before insert or update on public.cases
   for each row execute function public.cases_normalise();
+
+-- The search side of a case: code and title folded once on write, in a narrow table, so
+-- search_cases scans and rechecks short rows instead of calling unaccent per candidate.
+-- code_fold is in the "C" collation: one btree serves both prefix LIKE and ORDER BY.
+create table public.case_search (
+  case_id uuid primary key references public.cases (id) on delete cascade,
+  code_fold text collate "C" not null,
+  title_fold text not null
+);
+create index case_search_code_idx on public.case_search (code_fold);
+-- fastupdate off: cases are written rarely and searched constantly, so no search should pay
+-- for scanning a pending list of unmerged insertions.
+create index case_search_code_trgm_idx on public.case_search using gin (code_fold gin_trgm_ops) with (fastupdate = off);
+create index case_search_title_trgm_idx on public.case_search using gin (title_fold gin_trgm_ops) with (fastupdate = off);
+alter table public.case_search alter column title_fold set statistics 1000;
+
+create function public.cases_sync_search() returns trigger
+language plpgsql security definer set search_path = '' as $$
+begin
+  insert into public.case_search (case_id, code_fold, title_fold)
+  values (new.id, public.search_fold(new.case_code), public.search_fold(new.title))
+  on conflict (case_id) do update set code_fold = excluded.code_fold, title_fold = excluded.title_fold;
+  return null;
+end
+$$;
+create trigger cases_sync_search after insert or update of case_code, title on public.cases
+  for each row execute function public.cases_sync_search();
 
 create table public.case_articles (
   id uuid primary key default gen_random_uuid(),

@@ -20,16 +20,17 @@ language sql stable security definer set search_path = '' as $$
 $$;
 
 -- Start from nothing, then grant what the policies below need.
-revoke all on public.universities, public.user_profiles, public.cases, public.case_articles,
+revoke all on public.universities, public.user_profiles, public.cases, public.case_search, public.case_articles,
   public.case_analysis_steps, public.case_hints, public.case_submissions, public.case_completions,
   public.chat_conversations, public.feedback from public, anon, authenticated;
-grant all on public.universities, public.user_profiles, public.cases, public.case_articles,
+grant all on public.universities, public.user_profiles, public.cases, public.case_search, public.case_articles,
   public.case_analysis_steps, public.case_hints, public.case_submissions, public.case_completions,
   public.chat_conversations, public.feedback to service_role;
 
 alter table public.universities enable row level security;
 alter table public.user_profiles enable row level security;
 alter table public.cases enable row level security;
+alter table public.case_search enable row level security;
 alter table public.case_articles enable row level security;
 alter table public.case_analysis_steps enable row level security;
 alter table public.case_hints enable row level security;
@@ -58,6 +59,9 @@ grant update (case_code, title, level, week_number, legal_problem, case_descript
   category, subcategory, verified, domain) on public.cases to authenticated;
 grant delete on public.cases to authenticated;
 create policy cases_read on public.cases for select to authenticated using (true);
+-- The folded search copy of code and title (maintained by a trigger), readable like cases.
+grant select on public.case_search to authenticated;
+create policy case_search_read on public.case_search for select to authenticated using (true);
 create policy cases_insert_own_unverified on public.cases for insert to authenticated
   with check (user_id = auth.uid() and verified = false);
 create policy cases_update_moderators on public.cases for update to authenticated
@@ -195,5 +199,5 @@ create policy feedback_read on public.feedback for select to authenticated
   using (user_id = auth.uid() or public.is_admin());
 
 -- Trigger functions and internal helpers are not API calls.
-revoke execute on function public.cases_normalise(), public.case_submissions_guard_scores(),
+revoke execute on function public.cases_normalise(), public.cases_sync_search(), public.case_submissions_guard_scores(),
   public.case_submissions_record_completion() from public, anon, authenticated;

@@ -140,48 +140,86 @@ begin
 end
 $$;
 
--- Serves the code-prefix tier of search_cases (LIKE 'x%' on the folded code).
-create index cases_code_fold_prefix_idx on public.cases (public.search_fold(case_code) text_pattern_ops);
-
--- Search by code or title, ignoring case and diacritics. Code matches rank first (exact, then
--- prefix, then anywhere in the code), then title matches. Each tier is its own indexed
--- query and later tiers run only while results are missing, so a broad prefix such as
--- "civ" never sorts thousands of rows. % and _ in the query are literal. Queries under two
--- characters return nothing, like the UI. Runs as the caller: RLS on cases applies.
+-- Search by code or title, ignoring case and diacritics, over case_search (folded on write).
+-- Code matches rank first: codes starting with the query (the exact code sorts first among
+-- them), then codes containing it, then titles containing it; each tier in code order.
+-- Two-character queries match the start of a code or (letters and digits only) of a title
+-- word: substring search needs three characters for the trigram index. % and _ are literal. Under two characters
+-- nothing is returned, like the UI. Runs as the caller: RLS on cases applies.
+--
+-- Speed at 100,000 cases: each tier has its own LIMIT and later tiers run only while rows
+-- are missing. A substring tier first scans the lowest `probe` codes in code order (cheap,
+-- and enough when matches are dense, e.g. "caz"); only if that window holds too few does it
+-- fetch the remaining matches through the trigram index and sort them, which is cheap
+-- exactly because they are then sparse.
 create function public.search_cases(search_query text, max_results int default 10)
 returns table (id uuid, case_code text, title text, level text, verified boolean, category text,
   subcategory text, domain text)
 language plpgsql stable set search_path = '' as $$
 declare
+  probe constant int := 2000;
   q text := public.search_fold(btrim(coalesce(search_query, '')));
   want int := least(greatest(coalesce(max_results, 10), 0), 50);
-  pattern text;
+  lit text;
+  cond text;
+  p1 text;
+  p2 text;
+  boundary text;
   got int;
-  cols constant text := 'select c.id, c.case_code, c.title, c.level, c.verified, c.category, c.subcategory, c.domain from public.cases c ';
+  cols constant text := 'select c.id, c.case_code, c.title, c.level, c.verified, c.category, c.subcategory, c.domain ';
 begin
   if char_length(q) < 2 or want = 0 then
     return;
   end if;
-  pattern := replace(replace(replace(q, '\', '\\'), '%', '\%'), '_', '\_');
-  -- EXECUTE plans with the actual values, which the prefix LIKE needs to use its index.
-  return query execute cols ||
-    'where public.search_fold(c.case_code) like $1 order by public.search_fold(c.case_code) = $2 desc, c.case_code limit $3'
-    using pattern || '%', q, want;
+  lit := replace(replace(replace(q, '\', '\\'), '%', '\%'), '_', '\_');
+  -- Codes starting with the query: one btree range scan in code order.
+  return query execute cols || 'from (select s.case_id, s.code_fold from public.case_search s
+      where s.code_fold like ($1 collate "C") order by s.code_fold limit $2) m
+    join public.cases c on c.id = m.case_id order by m.code_fold'
+    using lit || '%', want;
   get diagnostics got = row_count;
   want := want - got;
-  if want > 0 then
-    return query execute cols ||
-      'where public.search_fold(c.case_code) like $1 and public.search_fold(c.case_code) not like $2 order by c.case_code limit $3'
-      using '%' || pattern || '%', pattern || '%', want;
+  for tier in 2..3 loop
+    exit when want <= 0;
+    if char_length(q) < 3 then
+      -- Word starts only for letters and digits: "_a" would otherwise fetch every word
+      -- starting with "a" from the index just to recheck it away.
+      exit when tier = 3 or q !~ '^[[:alnum:]]+$';
+      cond := '(s.title_fold like $1 or s.title_fold like $2) and s.code_fold not like ($1 collate "C")';
+      p1 := lit || '%';
+      p2 := '% ' || lit || '%';
+    elsif tier = 2 then
+      cond := 's.code_fold like ($1 collate "C") and s.code_fold not like ($2 collate "C")';
+      p1 := '%' || lit || '%';
+      p2 := lit || '%';
+    else
+      cond := 's.title_fold like $1 and s.code_fold not like ($1 collate "C") and $2 is null';
+      p1 := '%' || lit || '%';
+      p2 := null;
+    end if;
+    if boundary is null then
+      select s.code_fold into boundary from public.case_search s order by s.code_fold offset probe - 1 limit 1;
+      boundary := coalesce(boundary, chr(1114111));
+    end if;
+    -- EXECUTE plans with the actual patterns, which the planner needs to pick its indexes.
+    -- The window is a LIMITed subquery so the planner cannot trade it for the trigram index.
+    return query execute cols || 'from (select s.case_id, s.code_fold
+        from (select * from public.case_search w order by w.code_fold limit $4) s
+        where ' || cond || ' order by s.code_fold limit $3) m
+      join public.cases c on c.id = m.case_id order by m.code_fold'
+      using p1, p2, want, probe;
     get diagnostics got = row_count;
     want := want - got;
-  end if;
-  if want > 0 then
-    return query execute cols ||
-      'where public.search_fold(c.title) like $1 and public.search_fold(c.case_code) not like $1
-       order by public.search_fold(c.title) like $2 desc, c.case_code limit $3'
-      using '%' || pattern || '%', pattern || '%', want;
-  end if;
+    if want > 0 then
+      return query execute cols || 'from (with hits as materialized (
+          select s.case_id, s.code_fold from public.case_search s where ' || cond || ' and s.code_fold > ($4 collate "C"))
+        select case_id, code_fold from hits order by code_fold limit $3) m
+      join public.cases c on c.id = m.case_id order by m.code_fold'
+        using p1, p2, want, boundary;
+      get diagnostics got = row_count;
+      want := want - got;
+    end if;
+  end loop;
 end
 $$;
 

@@ -78,6 +78,11 @@ func TestRLSMatrix(t *testing.T) {
 		{"cases delete own unverified", `delete from public.cases where id = $1`, gen, with(all(0), "anon", deny, "A", 1, "moderator", 1, "admin", 1, "service", 1)},
 		{"cases delete curriculum", `delete from public.cases where id = $1`, ver, with(all(0), "anon", deny, "moderator", 1, "admin", 1, "service", 1)},
 
+		{"case_search select", `select * from public.case_search`, none, with(all(2), "anon", deny)},
+		{"case_search insert", `insert into public.case_search values (gen_random_uuid(), 'x', 'x')`, none, with(all(deny), "service", invalid)},
+		{"case_search update", `update public.case_search set title_fold = 'x'`, none, with(all(deny), "service", 2)},
+		{"case_search delete", `delete from public.case_search`, none, with(all(deny), "service", 2)},
+
 		// children of cases: author of an unverified case and moderators write.
 		{"articles select", `select * from public.case_articles`, none, with(all(2), "anon", deny)},
 		{"articles insert curriculum", `insert into public.case_articles (case_id, article_number, article_reference) values ($1, '1', 'Art. 1 C.civ.')`, ver,

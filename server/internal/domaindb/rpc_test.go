@@ -202,7 +202,12 @@ func TestSearchCases(t *testing.T) {
 		{"%", nil},
 		{"%%", nil},
 		{"__", nil},
-		{"0%", []string{"CON4ABC"}},
+		{"00%", []string{"CON4ABC"}},
+		{"0%", nil}, // two characters: start of a word or code only
+		{"uz", []string{"CIV5XYZ"}},
+		{"ea", nil},
+		{"TÂ", []string{"PEN3RAS"}},
+		{"pe", []string{"PEN2BBB", "PEN3RAS", "CIV1AAA"}}, // code prefixes, then the title word "pentru"
 		{"e_p", []string{"CIV6DEF"}},
 		{"zzzz", nil},
 	}
@@ -323,4 +328,40 @@ func TestSubmitFeedback(t *testing.T) {
 		return err
 	})
 	mustState(t, err, "23514")
+}
+
+// Past the 2,000-code probe window search_cases switches to the trigram index; both paths
+// must give exactly the ranking a brute-force query gives.
+func TestSearchCasesMatchesBruteForce(t *testing.T) {
+	f := newFixture(t)
+	f.owner(`insert into public.cases (case_code, title, domain)
+		select 'CIV' || i, (array['Răspunderea','Contractul','Uzucapiunea','Furtul'])[abs(hashint4(i)) % 4 + 1] ||
+		       case when i % 997 = 0 then ' rarisim' else '' end || ' nr ' || i, 'civil'
+		from generate_series(1, 3000) i`)
+	brute := `select c.case_code from public.cases c
+		where public.search_fold(c.case_code) like $1 || '%' or public.search_fold(c.case_code) like '%' || $1 || '%'
+		   or public.search_fold(c.title) like '%' || $1 || '%'
+		order by (public.search_fold(c.case_code) like $1 || '%') desc,
+		         (public.search_fold(c.case_code) like '%' || $1 || '%') desc, public.search_fold(c.case_code) collate "C"
+		limit $2`
+	for _, q := range []string{"rarisim", "raspunderea", "civ29", "v15", "nr 2999", "furtul nr 1", "999"} {
+		for _, n := range []int{3, 10, 50} {
+			var want []string
+			err := f.as(f.a, func(tx pgx.Tx) error {
+				rows, err := tx.Query(f.ctx, brute, q, n)
+				if err != nil {
+					return err
+				}
+				want, err = pgx.CollectRows(rows, pgx.RowTo[string])
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := searchCodes(t, f, f.a, q, n)
+			if strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Errorf("search_cases(%q, %d) =\n %v\nwant\n %v", q, n, got, want)
+			}
+		}
+	}
 }
