@@ -18,7 +18,7 @@ import (
 
 const (
 	cases  = 100_000
-	rounds = 60 // passes over the query mix
+	rounds = 100 // passes over the query mix
 )
 
 // queries mixes what students type: words with and without diacritics, code prefixes and
