@@ -1,20 +1,252 @@
+// Package gotrue serves /auth/v1 the way GoTrue (Supabase Auth) does, for the stock
+// supabase-js client: same routes, JSON shapes, status codes and error codes.
 package gotrue
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"io"
 	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
 
+	"golang.org/x/time/rate"
+
+	"casus/server/internal/authn"
+	"casus/server/internal/db/dbsqlc"
 	"casus/server/internal/deps"
 	"casus/server/internal/httpx"
+	"casus/server/internal/mail"
 )
 
-// Server is the gotrue service. This is a placeholder until its issue lands.
-type Server struct{ d deps.Deps }
+// Server is the auth service.
+type Server struct {
+	d      deps.Deps
+	q      *dbsqlc.Queries
+	mailer mail.Sender
+	outbox *mail.Outbox // non-nil only in development without SMTP
+	limits *limiter
+	// BcryptCost is GoTrue's default; lowered only by tests that hash a lot.
+	BcryptCost int
+}
 
 // New builds the service.
-func New(_ context.Context, d deps.Deps) (*Server, error) { return &Server{d: d}, nil }
+func New(_ context.Context, d deps.Deps) (*Server, error) {
+	s := &Server{d: d, q: dbsqlc.New(d.Owner), limits: newLimiter(d.Config.RateLimitEnabled), BcryptCost: 10}
+	c := d.Config
+	switch {
+	case c.SMTPHost != "":
+		s.mailer = &mail.SMTP{Host: c.SMTPHost, Port: c.SMTPPort, User: c.SMTPUser, Pass: c.SMTPPass, From: c.SMTPSender}
+	case c.Production():
+		s.mailer = nil // refused at send time: production needs SMTP
+	default:
+		s.outbox = &mail.Outbox{Log: d.Log}
+		s.mailer = s.outbox
+	}
+	return s, nil
+}
 
-// Routes registers the service's endpoints.
+// Routes registers /auth/v1.
 func (s *Server) Routes(mux *http.ServeMux) {
-	_ = httpx.WriteJSON
+	h := func(f httpx.HandlerFunc) http.Handler {
+		return httpx.Handle(s.d.Log, s.withAPIKey(f))
+	}
+	mux.Handle("GET /auth/v1/health", h(s.health))
+	mux.Handle("GET /auth/v1/settings", h(s.settings))
+	mux.Handle("POST /auth/v1/signup", h(s.limit("signup", s.signup)))
+	mux.Handle("POST /auth/v1/token", h(s.token))
+	mux.Handle("POST /auth/v1/logout", h(s.logout))
+	mux.Handle("GET /auth/v1/user", h(s.getUser))
+	mux.Handle("PUT /auth/v1/user", h(s.putUser))
+	mux.Handle("POST /auth/v1/recover", h(s.limit("recover", s.recover)))
+	mux.Handle("GET /auth/v1/verify", httpx.Handle(s.d.Log, s.limit("verify", s.verifyGet))) // a link from a mail: no apikey
+	mux.Handle("POST /auth/v1/verify", h(s.limit("verify", s.verifyPost)))
+	mux.Handle("POST /auth/v1/otp", h(s.limit("otp", s.otp)))
+	mux.Handle("POST /auth/v1/resend", h(s.limit("otp", s.resend)))
+	mux.Handle("GET /auth/v1/admin/users", h(s.admin(s.adminList)))
+	mux.Handle("POST /auth/v1/admin/users", h(s.admin(s.adminCreate)))
+	mux.Handle("GET /auth/v1/admin/users/{id}", h(s.admin(s.adminGet)))
+	mux.Handle("PUT /auth/v1/admin/users/{id}", h(s.admin(s.adminUpdate)))
+	mux.Handle("DELETE /auth/v1/admin/users/{id}", h(s.admin(s.adminDelete)))
+	if s.outbox != nil {
+		mux.HandleFunc("GET /_dev/mail", s.devMail)
+	}
+}
+
+type ctxKey struct{}
+
+// withAPIKey requires a valid anon or service-role key, as Supabase's gateway does.
+func (s *Server) withAPIKey(next httpx.HandlerFunc) httpx.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		key := r.Header.Get("apikey")
+		if key == "" {
+			key = r.URL.Query().Get("apikey")
+		}
+		if key == "" {
+			return errNoAPIKey
+		}
+		c, err := s.d.Keys.Verify(key)
+		if err != nil || (c.Role != authn.RoleAnon && c.Role != authn.RoleServiceRole) {
+			return errBadAPIKey
+		}
+		w.Header().Set("X-Supabase-Api-Version", "2024-01-01")
+		r.Body = http.MaxBytesReader(w, r.Body, s.d.Config.MaxBodyBytes)
+		return next(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, c.Role)))
+	}
+}
+
+// admin requires the service-role key as bearer (supabase-js sends it for auth.admin).
+func (s *Server) admin(next httpx.HandlerFunc) httpx.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		tok := authn.BearerToken(r)
+		if tok == "" {
+			return errNoAuth
+		}
+		c, err := s.d.Keys.Verify(tok)
+		if err != nil {
+			return errBadJWT
+		}
+		if c.Role != authn.RoleServiceRole {
+			return errNotAdmin
+		}
+		return next(w, r)
+	}
+}
+
+// decode reads a JSON body into v with GoTrue's errors for bad input.
+func decode(r *http.Request, v any) error {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return errf(413, "request_too_large", "Request body too large")
+		}
+		return errf(400, "bad_json", "Could not read request body")
+	}
+	if len(strings.TrimSpace(string(b))) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return errf(400, "bad_json", "Could not parse request body as JSON: %v", err)
+	}
+	return nil
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
+	httpx.WriteJSON(w, 200, map[string]any{"version": "casus-0.1", "name": "GoTrue", "description": "Casus auth (GoTrue-compatible)"})
+	return nil
+}
+
+func (s *Server) settings(w http.ResponseWriter, r *http.Request) error {
+	httpx.WriteJSON(w, 200, map[string]any{
+		"external":           map[string]bool{"email": true, "phone": false, "anonymous_users": false},
+		"disable_signup":     false,
+		"mailer_autoconfirm": s.d.Config.MailerAutoconfirm,
+		"phone_autoconfirm":  false,
+		"sms_provider":       "",
+		"saml_enabled":       false,
+	})
+	return nil
+}
+
+// redirectTo validates a redirect against SITE_URL and ADDITIONAL_REDIRECT_URLS; empty
+// means SITE_URL.
+func (s *Server) redirectTo(raw string) (string, error) {
+	if raw == "" {
+		return s.d.Config.SiteURL, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return "", errRedirect
+	}
+	allowed := append([]string{s.d.Config.SiteURL}, s.d.Config.AdditionalRedirectURLs...)
+	for _, a := range allowed {
+		au, err := url.Parse(a)
+		if err != nil {
+			continue
+		}
+		if au.Scheme == u.Scheme && au.Host == u.Host && strings.HasPrefix(u.Path, strings.TrimRight(au.Path, "/")) {
+			return raw, nil
+		}
+	}
+	return "", errRedirect
+}
+
+// limiter is a token bucket per key (GoTrue's per-IP and per-address limits).
+type limiter struct {
+	enabled bool
+	mu      sync.Mutex
+	buckets map[string]*rate.Limiter
+}
+
+func newLimiter(enabled bool) *limiter {
+	return &limiter{enabled: enabled, buckets: map[string]*rate.Limiter{}}
+}
+
+func (l *limiter) allow(key string, n int, per time.Duration) bool {
+	if !l.enabled || n <= 0 {
+		return true
+	}
+	l.mu.Lock()
+	b := l.buckets[key]
+	if b == nil {
+		if len(l.buckets) > 100_000 {
+			l.buckets = map[string]*rate.Limiter{} // bound memory under a flood of keys
+		}
+		b = rate.NewLimiter(rate.Every(per/time.Duration(n)), n)
+		l.buckets[key] = b
+	}
+	l.mu.Unlock()
+	return b.Allow()
+}
+
+// limit applies the per-IP limit of an endpoint family.
+func (s *Server) limit(family string, next httpx.HandlerFunc) httpx.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		c := s.d.Config
+		n, per := c.RateLimitVerify, 5*time.Minute
+		switch family {
+		case "signup":
+			n, per = c.RateLimitSignUp, time.Hour
+		case "signin":
+			n, per = c.RateLimitSignIn, 5*time.Minute
+		case "recover", "otp":
+			n, per = c.RateLimitEmail, time.Hour
+		}
+		if !s.limits.allow(family+"|"+httpx.ClientIP(r), n, per) {
+			return errOverRequest
+		}
+		return next(w, r)
+	}
+}
+
+// allowEmail applies the per-address limit on mails sent.
+func (s *Server) allowEmail(email string) bool {
+	return s.limits.allow("email|"+strings.ToLower(email), s.d.Config.RateLimitEmail, time.Hour)
+}
+
+func (s *Server) devMail(w http.ResponseWriter, r *http.Request) {
+	msgs := s.outbox.Messages()
+	if strings.Contains(r.Header.Get("Accept"), "application/json") || r.URL.Query().Get("format") == "json" {
+		httpx.WriteJSON(w, 200, msgs)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html lang="ro"><meta charset="utf-8"><title>Casus — outbox de dezvoltare</title><body style="font-family:system-ui;max-width:760px;margin:2rem auto"><h1>Outbox de dezvoltare</h1><p>Fără SMTP configurat, mesajele rămân aici.</p>`)
+	if len(msgs) == 0 {
+		b.WriteString("<p>Niciun mesaj încă.</p>")
+	}
+	for _, m := range msgs {
+		b.WriteString("<hr><p><b>" + htmlEscape(m.Subject) + "</b><br>către " + htmlEscape(m.To) + " · " + m.SentAt.Format("2006-01-02 15:04:05") + "</p><p><a href=\"" + htmlEscape(m.Link) + "\">" + htmlEscape(m.Link) + "</a></p>")
+	}
+	_, _ = w.Write([]byte(b.String()))
+}
+
+func htmlEscape(s string) string {
+	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
+	return r.Replace(s)
 }

@@ -1,0 +1,191 @@
+package gotrue
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"golang.org/x/crypto/bcrypt"
+
+	"casus/server/internal/db/dbsqlc"
+	"casus/server/internal/httpx"
+)
+
+func isUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}
+
+type adminUser struct {
+	Email        string          `json:"email"`
+	Password     *string         `json:"password"`
+	EmailConfirm bool            `json:"email_confirm"`
+	UserMetadata json.RawMessage `json:"user_metadata"`
+	AppMetadata  json.RawMessage `json:"app_metadata"`
+	BanDuration  string          `json:"ban_duration"`
+}
+
+func (s *Server) adminList(w http.ResponseWriter, r *http.Request) error {
+	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	perPage, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
+	if page < 1 {
+		page = 1
+	}
+	if perPage < 1 || perPage > 1000 {
+		perPage = 50
+	}
+	ctx := r.Context()
+	users, err := s.q.UsersList(ctx, dbsqlc.UsersListParams{Lim: int32(perPage), Off: int32((page - 1) * perPage)})
+	if err != nil {
+		return err
+	}
+	total, err := s.q.UsersCount(ctx)
+	if err != nil {
+		return err
+	}
+	out := make([]any, 0, len(users))
+	for _, u := range users {
+		out = append(out, s.userJSON(ctx, u))
+	}
+	w.Header().Set("X-Total-Count", strconv.FormatInt(total, 10))
+	httpx.WriteJSON(w, 200, map[string]any{"users": out, "aud": "authenticated"})
+	return nil
+}
+
+func (s *Server) adminCreate(w http.ResponseWriter, r *http.Request) error {
+	var p adminUser
+	if err := decode(r, &p); err != nil {
+		return err
+	}
+	p.Email = strings.TrimSpace(p.Email)
+	if !validEmail(p.Email) {
+		return errInvalidEmail
+	}
+	params := dbsqlc.UserCreateParams{Email: p.Email, UserMeta: []byte("{}"), AppMeta: []byte(`{"provider":"email","providers":["email"]}`)}
+	if p.Password != nil {
+		if len(*p.Password) < minPassword {
+			return errWeakPassword
+		}
+		hash, err := bcrypt.GenerateFromPassword([]byte(*p.Password), s.BcryptCost)
+		if err != nil {
+			return err
+		}
+		params.EncryptedPassword = ptr(string(hash))
+	}
+	if len(p.UserMetadata) > 0 && string(p.UserMetadata) != "null" {
+		params.UserMeta = p.UserMetadata
+	}
+	if len(p.AppMetadata) > 0 && string(p.AppMetadata) != "null" {
+		params.AppMeta = p.AppMetadata
+	}
+	if p.EmailConfirm {
+		params.EmailConfirmedAt = now()
+	}
+	ctx := r.Context()
+	var u dbsqlc.AuthUser
+	err := pgx.BeginFunc(ctx, s.d.Owner, func(tx pgx.Tx) error {
+		q := s.q.WithTx(tx)
+		var err error
+		if u, err = q.UserCreate(ctx, params); err != nil {
+			return err
+		}
+		idData, _ := json.Marshal(map[string]any{"sub": uuidString(u.ID), "email": p.Email, "email_verified": p.EmailConfirm, "phone_verified": false})
+		return q.IdentityCreate(ctx, dbsqlc.IdentityCreateParams{ProviderID: uuidString(u.ID), UserID: u.ID, IdentityData: idData})
+	})
+	if isUniqueViolation(err) {
+		return errf(422, "email_exists", "A user with this email address has already been registered")
+	}
+	if err != nil {
+		return err
+	}
+	httpx.WriteJSON(w, 200, s.userJSON(ctx, u))
+	return nil
+}
+
+func (s *Server) pathUser(r *http.Request) (dbsqlc.AuthUser, error) {
+	id, err := parseUUID(r.PathValue("id"))
+	if err != nil {
+		return dbsqlc.AuthUser{}, errf(400, "validation_failed", "user_id must be an UUID")
+	}
+	u, err := s.q.UserGetByID(r.Context(), id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return u, errUserNotFound
+	}
+	return u, err
+}
+
+func (s *Server) adminGet(w http.ResponseWriter, r *http.Request) error {
+	u, err := s.pathUser(r)
+	if err != nil {
+		return err
+	}
+	httpx.WriteJSON(w, 200, s.userJSON(r.Context(), u))
+	return nil
+}
+
+func (s *Server) adminUpdate(w http.ResponseWriter, r *http.Request) error {
+	u, err := s.pathUser(r)
+	if err != nil {
+		return err
+	}
+	var p adminUser
+	if err := decode(r, &p); err != nil {
+		return err
+	}
+	params := dbsqlc.UserAdminUpdateParams{ID: u.ID, Confirm: p.EmailConfirm, BannedUntil: u.BannedUntil}
+	if len(p.UserMetadata) > 0 && string(p.UserMetadata) != "null" {
+		params.UserMeta = p.UserMetadata
+	}
+	if len(p.AppMetadata) > 0 && string(p.AppMetadata) != "null" {
+		params.AppMeta = p.AppMetadata
+	}
+	if p.Password != nil {
+		if len(*p.Password) < minPassword {
+			return errWeakPassword
+		}
+		hash, err := bcrypt.GenerateFromPassword([]byte(*p.Password), s.BcryptCost)
+		if err != nil {
+			return err
+		}
+		params.EncryptedPassword = ptr(string(hash))
+	}
+	switch p.BanDuration {
+	case "":
+	case "none":
+		params.BannedUntil = pgtype.Timestamptz{}
+	default:
+		d, err := time.ParseDuration(p.BanDuration)
+		if err != nil {
+			return errf(400, "validation_failed", "invalid format for ban duration: %v", err)
+		}
+		params.BannedUntil = pgtype.Timestamptz{Time: time.Now().Add(d), Valid: true}
+	}
+	ctx := r.Context()
+	if err := s.q.UserAdminUpdate(ctx, params); err != nil {
+		return err
+	}
+	u, err = s.q.UserGetByID(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	httpx.WriteJSON(w, 200, s.userJSON(ctx, u))
+	return nil
+}
+
+func (s *Server) adminDelete(w http.ResponseWriter, r *http.Request) error {
+	u, err := s.pathUser(r)
+	if err != nil {
+		return err
+	}
+	if err := s.q.UserDelete(r.Context(), u.ID); err != nil {
+		return err
+	}
+	httpx.WriteJSON(w, 200, map[string]any{})
+	return nil
+}

@@ -1,0 +1,176 @@
+package gotrue
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/netip"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"casus/server/internal/authn"
+	"casus/server/internal/db/dbsqlc"
+	"casus/server/internal/httpx"
+)
+
+// userJSON is GoTrue's user object.
+func (s *Server) userJSON(ctx context.Context, u dbsqlc.AuthUser) map[string]any {
+	id := uuidString(u.ID)
+	email := deref(u.Email)
+	var appMeta, userMeta map[string]any
+	_ = json.Unmarshal(u.RawAppMetaData, &appMeta)
+	_ = json.Unmarshal(u.RawUserMetaData, &userMeta)
+	if appMeta == nil {
+		appMeta = map[string]any{}
+	}
+	if userMeta == nil {
+		userMeta = map[string]any{}
+	}
+	identities := []any{}
+	if ids, err := s.q.IdentitiesByUser(ctx, u.ID); err == nil {
+		for _, i := range ids {
+			var data map[string]any
+			_ = json.Unmarshal(i.IdentityData, &data)
+			identities = append(identities, map[string]any{
+				"identity_id": uuidString(i.ID), "id": i.ProviderID, "user_id": id, "identity_data": data,
+				"provider": i.Provider, "last_sign_in_at": ts(i.LastSignInAt), "created_at": ts(i.CreatedAt),
+				"updated_at": ts(i.UpdatedAt), "email": deref(i.Email),
+			})
+		}
+	}
+	return map[string]any{
+		"id": id, "aud": "authenticated", "role": "authenticated", "email": email, "phone": "",
+		"email_confirmed_at": ts(u.EmailConfirmedAt), "confirmed_at": ts(u.ConfirmedAt),
+		"confirmation_sent_at": ts(u.ConfirmationSentAt), "recovery_sent_at": ts(u.RecoverySentAt),
+		"last_sign_in_at": ts(u.LastSignInAt), "app_metadata": appMeta, "user_metadata": userMeta,
+		"identities": identities, "created_at": ts(u.CreatedAt), "updated_at": ts(u.UpdatedAt),
+		"is_anonymous": false,
+	}
+}
+
+// issueSession starts a session and returns GoTrue's token response.
+func (s *Server) issueSession(ctx context.Context, r *http.Request, u dbsqlc.AuthUser, method string) (map[string]any, error) {
+	ua := r.UserAgent()
+	var ip *netip.Addr
+	if a, err := netip.ParseAddr(httpx.ClientIP(r)); err == nil {
+		ip = &a
+	}
+	var out map[string]any
+	err := pgx.BeginFunc(ctx, s.d.Owner, func(tx pgx.Tx) error {
+		q := s.q.WithTx(tx)
+		sid, err := q.SessionCreate(ctx, dbsqlc.SessionCreateParams{UserID: u.ID, UserAgent: &ua, Ip: ip})
+		if err != nil {
+			return err
+		}
+		refresh := randomToken(16)
+		if err := q.RefreshTokenCreate(ctx, dbsqlc.RefreshTokenCreateParams{Token: &refresh, UserID: uuidString(u.ID), SessionID: sid}); err != nil {
+			return err
+		}
+		if err := q.UserSignedIn(ctx, u.ID); err != nil {
+			return err
+		}
+		out, err = s.tokenResponse(ctx, u, sid, refresh, method)
+		return err
+	})
+	return out, err
+}
+
+// tokenResponse signs an access token for the session and builds the response body.
+func (s *Server) tokenResponse(ctx context.Context, u dbsqlc.AuthUser, sid pgtype.UUID, refresh, method string) (map[string]any, error) {
+	now := time.Now()
+	exp := now.Add(s.d.Config.JWTExpiry)
+	var appMeta, userMeta map[string]any
+	_ = json.Unmarshal(u.RawAppMetaData, &appMeta)
+	_ = json.Unmarshal(u.RawUserMetaData, &userMeta)
+	c := &authn.Claims{
+		Role: authn.RoleAuthenticated, Email: deref(u.Email), SessionID: uuidString(sid),
+		AppMetadata: appMeta, UserMetadata: userMeta, AAL: "aal1",
+		AMR: []authn.AMREntry{{Method: method, Timestamp: now.Unix()}},
+	}
+	c.Subject = uuidString(u.ID)
+	c.Audience = jwt.ClaimStrings{"authenticated"}
+	c.IssuedAt = jwt.NewNumericDate(now)
+	c.ExpiresAt = jwt.NewNumericDate(exp)
+	c.Issuer = s.d.Config.SiteURL + "/auth/v1"
+	tok, err := s.d.Keys.Sign(c)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{
+		"access_token": tok, "token_type": "bearer", "expires_in": int(s.d.Config.JWTExpiry.Seconds()),
+		"expires_at": exp.Unix(), "refresh_token": refresh, "user": s.userJSON(ctx, u),
+	}, nil
+}
+
+// currentUser verifies the bearer token and loads its user through its live session.
+func (s *Server) currentUser(r *http.Request) (dbsqlc.AuthUser, *authn.Claims, error) {
+	tok := authn.BearerToken(r)
+	if tok == "" {
+		return dbsqlc.AuthUser{}, nil, errNoAuth
+	}
+	c, err := s.d.Keys.Verify(tok)
+	if err != nil {
+		if errors.Is(err, authn.ErrExpiredToken) {
+			return dbsqlc.AuthUser{}, nil, errExpiredJWT
+		}
+		return dbsqlc.AuthUser{}, nil, errBadJWT
+	}
+	uid, err1 := parseUUID(c.Subject)
+	sid, err2 := parseUUID(c.SessionID)
+	if err1 != nil || err2 != nil || c.Role != authn.RoleAuthenticated {
+		return dbsqlc.AuthUser{}, nil, errBadJWT
+	}
+	u, err := s.q.SessionUser(r.Context(), dbsqlc.SessionUserParams{SessionID: sid, UserID: uid})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return dbsqlc.AuthUser{}, nil, errSessionNotFound
+	}
+	return u, c, err
+}
+
+func randomToken(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func hashToken(t string) string {
+	sum := sha256.Sum256([]byte(t))
+	return hex.EncodeToString(sum[:])
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func ts(t pgtype.Timestamptz) any {
+	if !t.Valid {
+		return nil
+	}
+	return t.Time.UTC().Format(time.RFC3339Nano)
+}
+
+func uuidString(u pgtype.UUID) string {
+	if !u.Valid {
+		return ""
+	}
+	b := u.Bytes
+	return hex.EncodeToString(b[0:4]) + "-" + hex.EncodeToString(b[4:6]) + "-" + hex.EncodeToString(b[6:8]) + "-" + hex.EncodeToString(b[8:10]) + "-" + hex.EncodeToString(b[10:16])
+}
+
+func parseUUID(s string) (pgtype.UUID, error) {
+	var u pgtype.UUID
+	err := u.Scan(s)
+	return u, err
+}
+
+func now() pgtype.Timestamptz { return pgtype.Timestamptz{Time: time.Now(), Valid: true} }

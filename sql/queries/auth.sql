@@ -1,0 +1,111 @@
+-- name: UserGetByEmail :one
+select * from auth.users where lower(email) = lower(sqlc.arg(email)) and deleted_at is null;
+
+-- name: UserGetByID :one
+select * from auth.users where id = $1 and deleted_at is null;
+
+-- name: UserCreate :one
+insert into auth.users (instance_id, id, aud, role, email, encrypted_password, email_confirmed_at,
+  confirmation_sent_at, raw_app_meta_data, raw_user_meta_data, created_at, updated_at, is_anonymous)
+values ('00000000-0000-0000-0000-000000000000', gen_random_uuid(), 'authenticated', 'authenticated', lower(sqlc.arg(email)),
+  sqlc.arg(encrypted_password), sqlc.narg(email_confirmed_at), sqlc.narg(confirmation_sent_at),
+  sqlc.arg(app_meta), sqlc.arg(user_meta), now(), now(), false)
+returning *;
+
+-- name: IdentityCreate :exec
+insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at)
+values (sqlc.arg(provider_id), sqlc.arg(user_id), sqlc.arg(identity_data), 'email', now(), now(), now());
+
+-- name: IdentitiesByUser :many
+select * from auth.identities where user_id = $1 order by created_at;
+
+-- name: UserConfirmEmail :one
+update auth.users set email_confirmed_at = coalesce(email_confirmed_at, now()), confirmation_token = '', updated_at = now()
+where id = $1 returning *;
+
+-- name: UserSetConfirmationSent :exec
+update auth.users set confirmation_sent_at = now(), confirmation_token = sqlc.arg(token_hash), updated_at = now() where id = sqlc.arg(id);
+
+-- name: UserSetRecoverySent :exec
+update auth.users set recovery_sent_at = now(), recovery_token = sqlc.arg(token_hash), updated_at = now() where id = sqlc.arg(id);
+
+-- name: UserSignedIn :exec
+update auth.users set last_sign_in_at = now(), updated_at = now() where id = $1;
+
+-- name: UserUpdatePassword :exec
+update auth.users set encrypted_password = sqlc.arg(encrypted_password), updated_at = now() where id = sqlc.arg(id);
+
+-- name: UserUpdateMetadata :exec
+update auth.users set raw_user_meta_data = raw_user_meta_data || sqlc.arg(user_meta)::jsonb, updated_at = now() where id = sqlc.arg(id);
+
+-- name: UserAdminUpdate :exec
+update auth.users set
+  raw_user_meta_data = coalesce(sqlc.narg(user_meta)::jsonb, raw_user_meta_data),
+  raw_app_meta_data = coalesce(sqlc.narg(app_meta)::jsonb, raw_app_meta_data),
+  encrypted_password = coalesce(sqlc.narg(encrypted_password), encrypted_password),
+  email_confirmed_at = case when sqlc.arg(confirm)::bool then coalesce(email_confirmed_at, now()) else email_confirmed_at end,
+  banned_until = sqlc.narg(banned_until),
+  updated_at = now()
+where id = sqlc.arg(id);
+
+-- name: UserDelete :exec
+delete from auth.users where id = $1;
+
+-- name: UsersList :many
+select * from auth.users where deleted_at is null order by created_at desc limit sqlc.arg(lim) offset sqlc.arg(off);
+
+-- name: UsersCount :one
+select count(*) from auth.users where deleted_at is null;
+
+-- name: OneTimeTokenUpsert :exec
+insert into auth.one_time_tokens (user_id, token_type, token_hash, relates_to, created_at, updated_at)
+values (sqlc.arg(user_id), sqlc.arg(token_type), sqlc.arg(token_hash), sqlc.arg(relates_to), now(), now())
+on conflict (user_id, token_type) do update set token_hash = excluded.token_hash, relates_to = excluded.relates_to, created_at = now(), updated_at = now();
+
+-- name: OneTimeTokenTake :one
+delete from auth.one_time_tokens where token_hash = sqlc.arg(token_hash) and token_type = any(sqlc.arg(token_types)::text[])
+returning user_id, token_type, created_at;
+
+-- name: SessionCreate :one
+insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip, refreshed_at)
+values (gen_random_uuid(), sqlc.arg(user_id), now(), now(), 'aal1', sqlc.arg(user_agent), sqlc.narg(ip)::inet, now())
+returning id;
+
+-- name: SessionUser :one
+select u.* from auth.users u join auth.sessions s on s.user_id = u.id
+where s.id = sqlc.arg(session_id) and u.id = sqlc.arg(user_id) and u.deleted_at is null;
+
+-- name: SessionDelete :exec
+delete from auth.sessions where id = $1;
+
+-- name: SessionsDeleteForUser :exec
+delete from auth.sessions where user_id = $1;
+
+-- name: SessionsDeleteOthers :exec
+delete from auth.sessions where user_id = sqlc.arg(user_id) and id <> sqlc.arg(keep);
+
+-- name: RefreshTokenCreate :exec
+insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, parent, session_id)
+values ('00000000-0000-0000-0000-000000000000', sqlc.arg(token), sqlc.arg(user_id)::text, false, now(), now(), sqlc.narg(parent), sqlc.arg(session_id));
+
+-- name: RefreshTokenGetForUpdate :one
+select * from auth.refresh_tokens where token = $1 for update;
+
+-- name: RefreshTokenRevoke :exec
+update auth.refresh_tokens set revoked = true, updated_at = now() where id = $1;
+
+-- name: RefreshTokenChild :one
+select * from auth.refresh_tokens where parent = $1 and not revoked order by id desc limit 1;
+
+-- name: FlowStateCreate :exec
+insert into auth.flow_state (id, user_id, auth_code, code_challenge_method, code_challenge, provider_type, authentication_method, created_at, updated_at)
+values (gen_random_uuid(), sqlc.arg(user_id), sqlc.arg(auth_code), sqlc.arg(method), sqlc.arg(challenge), 'email', sqlc.arg(auth_method), now(), now());
+
+-- name: FlowStateByUser :one
+select * from auth.flow_state where user_id = $1 and authentication_method = sqlc.arg(auth_method) order by created_at desc limit 1;
+
+-- name: FlowStateIssue :exec
+update auth.flow_state set auth_code_issued_at = now(), updated_at = now() where id = $1;
+
+-- name: FlowStateTake :one
+delete from auth.flow_state where auth_code = $1 returning *;
