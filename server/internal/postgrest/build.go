@@ -1,0 +1,480 @@
+package postgrest
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// builder writes one parameterised statement. Identifiers come only from the schema
+// cache and are quoted; every value is a bound parameter.
+type builder struct {
+	s     *Schema
+	q     *Query
+	args  []any
+	alias int
+	// innerConds are exists() conditions from !inner embeds, by parent path.
+	innerConds []innerCond
+}
+
+func qi(s string) string { return pgx.Identifier{s}.Sanitize() }
+
+func (b *builder) arg(v any) string {
+	b.args = append(b.args, v)
+	return fmt.Sprintf("$%d", len(b.args))
+}
+
+func (b *builder) nextAlias(prefix string) string {
+	b.alias++
+	return fmt.Sprintf("_%s%d", prefix, b.alias)
+}
+
+func relName(r *Relation) string { return qi(r.Schema) + "." + qi(r.Name) }
+
+func unknownColumn(r *Relation, col string) *Error {
+	return &Error{Status: 400, Code: "42703", Message: fmt.Sprintf("column %s.%s does not exist", r.Name, col)}
+}
+
+// colExpr is alias."col" with JSON steps; it reports whether the result is text.
+func (b *builder) colExpr(r *Relation, alias, col string, steps []jsonStep) (string, *Column, error) {
+	c := r.Column(col)
+	if c == nil {
+		return "", nil, unknownColumn(r, col)
+	}
+	e := alias + "." + qi(col)
+	for _, st := range steps {
+		e += st.Op + b.arg(st.Key)
+	}
+	if len(steps) > 0 {
+		e = "(" + e + ")"
+	}
+	return e, c, nil
+}
+
+// selectList renders the select items of a relation read through alias.
+func (b *builder) selectList(r *Relation, alias string, items []SelectItem, path string) ([]string, error) {
+	var out []string
+	for _, it := range items {
+		switch {
+		case it.Star:
+			out = append(out, alias+".*")
+		case it.Embed != nil:
+			cols, err := b.embed(r, alias, it, path)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, cols...)
+		default:
+			e, _, err := b.colExpr(r, alias, it.Column, it.JSON)
+			if err != nil {
+				return nil, err
+			}
+			if it.Cast != "" {
+				e += "::" + qi(it.Cast)
+			}
+			name := it.Alias
+			if name == "" {
+				name = it.Column
+			}
+			out = append(out, e+" as "+qi(name))
+		}
+	}
+	return out, nil
+}
+
+// relationship between parent and a target named by an embed.
+type relationship struct {
+	target   *Relation
+	toOne    bool
+	fk       *FK // direct FK (parent→target for to-one, target→parent for to-many)
+	junction *Relation
+	jParent  *FK // junction → parent
+	jTarget  *FK // junction → target
+}
+
+func (b *builder) findRelationship(parent *Relation, e *Embed) (*relationship, error) {
+	target := b.s.Relations[parent.Schema+"."+e.Relation]
+	var cands []*relationship
+	matches := func(fk *FK) bool {
+		if e.Hint == "" {
+			return true
+		}
+		if fk.Name == e.Hint {
+			return true
+		}
+		for _, c := range append(append([]string{}, fk.FromCols...), fk.ToCols...) {
+			if c == e.Hint {
+				return true
+			}
+		}
+		return fk.From.Name == e.Hint || fk.To.Name == e.Hint
+	}
+	if target == nil {
+		// The embed may name an FK column or constraint: cases!fk or "case_id(...)".
+		for _, fk := range parent.FKs {
+			if len(fk.FromCols) == 1 && (fk.FromCols[0] == e.Relation || fk.Name == e.Relation) {
+				cands = append(cands, &relationship{target: fk.To, toOne: true, fk: fk})
+			}
+		}
+	} else {
+		for _, fk := range parent.FKs {
+			if fk.To == target && matches(fk) {
+				cands = append(cands, &relationship{target: target, toOne: true, fk: fk})
+			}
+		}
+		for _, fk := range target.FKs {
+			if fk.To == parent && matches(fk) && fk.From != fk.To {
+				cands = append(cands, &relationship{target: target, toOne: false, fk: fk})
+			}
+		}
+		if len(cands) == 0 {
+			for _, j := range b.s.Relations {
+				if j.Schema != parent.Schema {
+					continue
+				}
+				for _, a := range j.FKs {
+					for _, c := range j.FKs {
+						if a != c && a.To == parent && c.To == target && (e.Hint == "" || e.Hint == j.Name) {
+							cands = append(cands, &relationship{target: target, junction: j, jParent: a, jTarget: c})
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return nil, &Error{Status: 400, Code: "PGRST200", Message: fmt.Sprintf("Could not find a relationship between '%s' and '%s' in the schema cache", parent.Name, e.Relation),
+			Hint: "Perhaps you meant a different table, or add a foreign key."}
+	}
+	if len(cands) > 1 {
+		var det []map[string]string
+		for _, c := range cands {
+			name := ""
+			if c.fk != nil {
+				name = c.fk.Name
+			} else {
+				name = c.junction.Name
+			}
+			det = append(det, map[string]string{"relationship": name})
+		}
+		return nil, &Error{Status: 300, Code: "PGRST201", Message: fmt.Sprintf("Could not embed because more than one relationship was found for '%s' and '%s'", parent.Name, e.Relation),
+			Details: det, Hint: fmt.Sprintf("Try changing '%s' to one of the relationships, e.g. '%s!<name>'", e.Relation, e.Relation)}
+	}
+	return cands[0], nil
+}
+
+// joinCond is the condition tying the target (alias t) to the parent (alias p).
+func joinCond(rel *relationship, p, t string) (string, string) {
+	var conds []string
+	from := ""
+	switch {
+	case rel.junction != nil:
+		j := "_j" + t
+		var jc []string
+		for i, c := range rel.jParent.FromCols {
+			jc = append(jc, j+"."+qi(c)+" = "+p+"."+qi(rel.jParent.ToCols[i]))
+		}
+		for i, c := range rel.jTarget.FromCols {
+			jc = append(jc, j+"."+qi(c)+" = "+t+"."+qi(rel.jTarget.ToCols[i]))
+		}
+		conds = append(conds, "exists (select 1 from "+relName(rel.junction)+" "+j+" where "+strings.Join(jc, " and ")+")")
+	case rel.toOne:
+		for i, c := range rel.fk.FromCols {
+			conds = append(conds, t+"."+qi(rel.fk.ToCols[i])+" = "+p+"."+qi(c))
+		}
+	default:
+		for i, c := range rel.fk.FromCols {
+			conds = append(conds, t+"."+qi(c)+" = "+p+"."+qi(rel.fk.ToCols[i]))
+		}
+	}
+	return strings.Join(conds, " and "), from
+}
+
+func (b *builder) embed(parent *Relation, palias string, it SelectItem, path string) ([]string, error) {
+	e := it.Embed
+	rel, err := b.findRelationship(parent, e)
+	if err != nil {
+		return nil, err
+	}
+	name := it.Alias
+	if name == "" {
+		name = e.Relation
+	}
+	sub := name
+	if path != "" {
+		sub = path + "." + name
+	}
+	t := b.nextAlias("t")
+	cond, _ := joinCond(rel, palias, t)
+	var list []string
+	if !it.Spread {
+		// The select list first: nested !inner embeds add conditions for this level.
+		if list, err = b.selectList(rel.target, t, e.Select, sub); err != nil {
+			return nil, err
+		}
+	}
+	where, err := b.where(rel.target, t, sub)
+	if err != nil {
+		return nil, err
+	}
+	if where != "" {
+		cond += " and " + where
+	}
+	for _, ic := range b.innerConds {
+		if ic.path == sub {
+			cond += " and " + ic.sql
+		}
+	}
+	if it.Spread {
+		if !rel.toOne {
+			return nil, &Error{Status: 400, Code: "PGRST119", Message: "A spread operation on '" + e.Relation + "' is not possible", Details: "'" + parent.Name + "' and '" + e.Relation + "' do not form a many-to-one or one-to-one relationship"}
+		}
+		var out []string
+		for _, si := range e.Select {
+			if si.Embed != nil || si.Star {
+				return nil, apiErr(400, "PGRST100", "spread embeds support plain columns only", "")
+			}
+			list, err := b.selectList(rel.target, t, []SelectItem{si}, sub)
+			if err != nil {
+				return nil, err
+			}
+			col := list[0]
+			as := col[strings.LastIndex(col, " as ")+4:]
+			out = append(out, "(select "+strings.TrimSuffix(col, " as "+as)+" from "+relName(rel.target)+" "+t+" where "+cond+" limit 1) as "+as)
+		}
+		return out, nil
+	}
+	inner := "select " + strings.Join(list, ", ") + " from " + relName(rel.target) + " " + t + " where " + cond
+	if e.Inner {
+		b.innerConds = append(b.innerConds, innerCond{path: path, sql: "exists (select 1 from " + relName(rel.target) + " " + t + "_i where " + strings.ReplaceAll(cond, t+".", t+"_i.") + ")"})
+	}
+	r := b.nextAlias("e")
+	if rel.toOne {
+		return []string{"(select row_to_json(" + r + ") from (" + inner + " limit 1) " + r + ") as " + qi(name)}, nil
+	}
+	order, err := b.orderBy(rel.target, t, sub)
+	if err != nil {
+		return nil, err
+	}
+	inner += order + b.limitOffset(sub, 0)
+	return []string{"coalesce((select json_agg(" + r + ") from (" + inner + ") " + r + "), '[]') as " + qi(name)}, nil
+}
+
+type innerCond struct{ path, sql string }
+
+// where renders the filters and logic trees of a path against alias.
+func (b *builder) where(r *Relation, alias, path string) (string, error) {
+	var conds []string
+	for _, f := range b.q.Filters[path] {
+		c, err := b.filter(r, alias, f)
+		if err != nil {
+			return "", err
+		}
+		conds = append(conds, c)
+	}
+	for _, l := range b.q.Logic[path] {
+		c, err := b.logic(r, alias, l)
+		if err != nil {
+			return "", err
+		}
+		conds = append(conds, c)
+	}
+	return strings.Join(conds, " and "), nil
+}
+
+func (b *builder) logic(r *Relation, alias string, l *Logic) (string, error) {
+	var parts []string
+	for _, f := range l.Filters {
+		c, err := b.filter(r, alias, f)
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, c)
+	}
+	for _, ch := range l.Children {
+		c, err := b.logic(r, alias, ch)
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, c)
+	}
+	if len(parts) == 0 {
+		return "true", nil
+	}
+	s := "(" + strings.Join(parts, " "+l.Op+" ") + ")"
+	if l.Not {
+		s = "not " + s
+	}
+	return s, nil
+}
+
+var cmpOps = map[string]string{"eq": "=", "neq": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<=",
+	"cs": "@>", "cd": "<@", "ov": "&&", "sl": "<<", "sr": ">>", "nxl": "&<", "nxr": "&>", "adj": "-|-"}
+
+var ftsFuncs = map[string]string{"fts": "to_tsquery", "plfts": "plainto_tsquery", "phfts": "phraseto_tsquery", "wfts": "websearch_to_tsquery"}
+
+func (b *builder) filter(r *Relation, alias string, f Filter) (string, error) {
+	e, col, err := b.colExpr(r, alias, f.Column, f.JSON)
+	if err != nil {
+		return "", err
+	}
+	typ := col.Type
+	if len(f.JSON) > 0 {
+		typ = "jsonb"
+		if f.JSON[len(f.JSON)-1].Op == "->>" {
+			typ = "text"
+		}
+	}
+	val := func(v string) string { return b.arg(v) + "::text::" + typ }
+	var c string
+	switch f.Op {
+	case "eq", "neq", "gt", "gte", "lt", "lte", "cs", "cd", "sl", "sr", "nxl", "nxr", "adj":
+		v := f.Value
+		if (f.Op == "cs" || f.Op == "cd") && strings.HasSuffix(typ, "[]") && strings.HasPrefix(v, "(") {
+			v = "{" + strings.Trim(v, "()") + "}"
+		}
+		c = e + " " + cmpOps[f.Op] + " " + val(v)
+	case "ov":
+		v := f.Value
+		if strings.HasPrefix(v, "(") && strings.HasSuffix(typ, "[]") {
+			v = "{" + strings.Trim(v, "()") + "}"
+		}
+		c = e + " && " + val(v)
+	case "like", "ilike":
+		op := " like "
+		if f.Op == "ilike" {
+			op = " ilike "
+		}
+		c = e + "::text" + op + b.arg(strings.ReplaceAll(f.Value, "*", "%"))
+	case "match":
+		c = e + "::text ~ " + b.arg(f.Value)
+	case "imatch":
+		c = e + "::text ~* " + b.arg(f.Value)
+	case "in":
+		list, err := parseList(f.Value)
+		if err != nil {
+			return "", err
+		}
+		c = e + " = any(" + b.arg(list) + "::text[]::" + arrayType(typ) + ")"
+	case "is":
+		switch strings.ToLower(f.Value) {
+		case "null":
+			c = e + " is null"
+		case "not_null":
+			c = e + " is not null"
+		case "true":
+			c = e + " is true"
+		case "false":
+			c = e + " is false"
+		case "unknown":
+			c = e + " is unknown"
+		default:
+			return "", apiErr(400, "PGRST100", fmt.Sprintf("failed to parse filter (is.%s)", f.Value), "is accepts null, not_null, true, false or unknown")
+		}
+	case "isdistinct":
+		c = e + " is distinct from " + val(f.Value)
+	case "fts", "plfts", "phfts", "wfts":
+		fn := ftsFuncs[f.Op]
+		if f.Arg != "" {
+			c = e + " @@ " + fn + "(" + b.arg(f.Arg) + "::regconfig, " + b.arg(f.Value) + ")"
+		} else {
+			c = e + " @@ " + fn + "(" + b.arg(f.Value) + ")"
+		}
+	default:
+		return "", apiErr(400, "PGRST100", "unknown operator "+f.Op, "")
+	}
+	if f.Not {
+		c = "not (" + c + ")"
+	}
+	return c, nil
+}
+
+func arrayType(t string) string {
+	if i := strings.IndexByte(t, '('); i > 0 && !strings.HasSuffix(t, "[]") {
+		t = t[:i] // varchar(10)[] is fine as varchar[]
+	}
+	return t + "[]"
+}
+
+// parseList reads "(a,b,"c,d")".
+func parseList(v string) ([]string, error) {
+	if !strings.HasPrefix(v, "(") || !strings.HasSuffix(v, ")") {
+		return nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse filter (in.%s)", v), "expecting \"(\"")
+	}
+	inner := v[1 : len(v)-1]
+	if inner == "" {
+		return []string{}, nil
+	}
+	var out []string
+	for _, p := range splitTop(inner, ',') {
+		p = strings.TrimSpace(p)
+		if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
+			p = strings.ReplaceAll(p[1:len(p)-1], `\"`, `"`)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func (b *builder) orderBy(r *Relation, alias, path string) (string, error) {
+	terms := b.q.Order[path]
+	if len(terms) == 0 {
+		return "", nil
+	}
+	var parts []string
+	for _, t := range terms {
+		e, _, err := b.colExpr(r, alias, t.Column, t.JSON)
+		if err != nil {
+			return "", err
+		}
+		if t.Desc {
+			e += " desc"
+		}
+		if t.NullsFirst != nil {
+			if *t.NullsFirst {
+				e += " nulls first"
+			} else {
+				e += " nulls last"
+			}
+		}
+		parts = append(parts, e)
+	}
+	return " order by " + strings.Join(parts, ", "), nil
+}
+
+func (b *builder) limitOffset(path string, maxRows int) string {
+	s := ""
+	lim, ok := b.q.Limit[path]
+	if maxRows > 0 && (!ok || lim > maxRows) {
+		lim, ok = maxRows, true
+	}
+	if ok {
+		s += fmt.Sprintf(" limit %d", lim)
+	}
+	if off, ok := b.q.Offset[path]; ok && off > 0 {
+		s += fmt.Sprintf(" offset %d", off)
+	}
+	return s
+}
+
+// rootWhere adds !inner conditions of top-level embeds to the root filters.
+func (b *builder) rootWhere(r *Relation, alias string) (string, error) {
+	w, err := b.where(r, alias, "")
+	if err != nil {
+		return "", err
+	}
+	var conds []string
+	if w != "" {
+		conds = append(conds, w)
+	}
+	for _, ic := range b.innerConds {
+		if ic.path == "" {
+			conds = append(conds, ic.sql)
+		}
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " where " + strings.Join(conds, " and "), nil
+}

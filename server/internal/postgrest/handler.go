@@ -1,0 +1,320 @@
+// Package postgrest serves /rest/v1 as PostgREST does for supabase-js: the request is
+// parsed (parse.go), resolved against the schema cache (schema.go), turned into one
+// parameterised statement that makes PostgreSQL build the JSON body (build.go), and run
+// in one transaction as the caller's role with PostgREST's settings (db.AsRole).
+package postgrest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"casus/server/internal/authn"
+	"casus/server/internal/db"
+	"casus/server/internal/deps"
+	"casus/server/internal/httpx"
+)
+
+// Server is the data API.
+type Server struct {
+	d      deps.Deps
+	cache  cache
+	cancel context.CancelFunc
+}
+
+// New loads the schema cache and starts watching for reloads.
+func New(ctx context.Context, d deps.Deps) (*Server, error) {
+	s := &Server{d: d}
+	sc, err := loadSchema(ctx, d.Owner, d.Config.DBSchemas)
+	if err != nil {
+		return nil, fmt.Errorf("postgrest schema cache: %w", err)
+	}
+	s.cache.v.Store(sc)
+	wctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	go s.watch(wctx)
+	return s, nil
+}
+
+// Close stops the schema watcher.
+func (s *Server) Close() error { s.cancel(); return nil }
+
+// Reload refreshes the schema cache now (tests that create tables use it).
+func (s *Server) Reload(ctx context.Context) error {
+	sc, err := loadSchema(ctx, s.d.Owner, s.d.Config.DBSchemas)
+	if err == nil {
+		s.cache.v.Store(sc)
+	}
+	return err
+}
+
+// Routes registers /rest/v1.
+func (s *Server) Routes(mux *http.ServeMux) {
+	h := httpx.Handle(s.d.Log, s.serve)
+	for _, m := range []string{"GET", "HEAD", "POST", "PATCH", "PUT", "DELETE"} {
+		mux.Handle(m+" /rest/v1/", h)
+	}
+}
+
+type request struct {
+	w      http.ResponseWriter
+	r      *http.Request
+	id     *authn.Request
+	schema string
+	q      *Query
+	prefer map[string]string
+	single bool
+	csv    bool
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) error {
+	id, err := s.d.Keys.FromRequest(r)
+	switch {
+	case errors.Is(err, authn.ErrNoAPIKey):
+		return &Error{Status: 401, Code: "PGRST301", Message: "No API key found in request", Hint: "No `apikey` request header or url param was found."}
+	case errors.Is(err, authn.ErrInvalidKey):
+		return &Error{Status: 401, Code: "PGRST301", Message: "Invalid API key"}
+	case errors.Is(err, authn.ErrExpiredToken):
+		return &Error{Status: 401, Code: "PGRST303", Message: "JWT expired"}
+	case err != nil:
+		return &Error{Status: 401, Code: "PGRST301", Message: "JWSError JWSInvalidSignature"}
+	}
+	rq := &request{w: w, r: r, id: id, prefer: parsePrefer(r.Header.Values("Prefer"))}
+	if rq.schema, err = s.profile(r); err != nil {
+		return err
+	}
+	accept := r.Header.Get("Accept")
+	rq.single = strings.Contains(accept, "application/vnd.pgrst.object+json")
+	rq.csv = strings.Contains(accept, "text/csv")
+	path := strings.TrimPrefix(r.URL.Path, "/rest/v1/")
+	if path == "" {
+		httpx.WriteJSON(w, 200, map[string]any{"swagger": "2.0", "info": map[string]string{"title": "Casus data API"}})
+		return nil
+	}
+	isRPC := strings.HasPrefix(path, "rpc/")
+	if rq.q, err = parseQuery(r.URL.Query(), isRPC); err != nil {
+		return err
+	}
+	if rg := r.Header.Get("Range"); rg != "" && r.Method == http.MethodGet {
+		if from, to, ok := parseRange(rg); ok {
+			rq.q.Offset[""] = from
+			if to >= from {
+				rq.q.Limit[""] = to - from + 1
+			}
+		}
+	}
+	sc := s.cache.get()
+	if isRPC {
+		name := strings.TrimPrefix(path, "rpc/")
+		f := sc.Funcs[rq.schema+"."+name]
+		if f == nil {
+			return &Error{Status: 404, Code: "PGRST202", Message: fmt.Sprintf("Could not find the function %s.%s without parameters in the schema cache", rq.schema, name), Hint: nil}
+		}
+		return s.rpc(rq, sc, f)
+	}
+	rel := sc.Relations[rq.schema+"."+path]
+	if rel == nil {
+		return &Error{Status: 404, Code: "PGRST205", Message: fmt.Sprintf("Could not find the table '%s.%s' in the schema cache", rq.schema, path)}
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		return s.read(rq, sc, rel)
+	case http.MethodPost:
+		return s.insert(rq, sc, rel)
+	case http.MethodPatch:
+		return s.update(rq, sc, rel)
+	case http.MethodDelete:
+		return s.delete(rq, sc, rel)
+	}
+	return &Error{Status: 405, Code: "PGRST117", Message: "Unsupported HTTP method: " + r.Method}
+}
+
+func (s *Server) profile(r *http.Request) (string, error) {
+	h := r.Header.Get("Accept-Profile")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h = r.Header.Get("Content-Profile")
+	}
+	schemas := s.d.Config.DBSchemas
+	if h == "" {
+		return schemas[0], nil
+	}
+	for _, sc := range schemas {
+		if sc == h {
+			return h, nil
+		}
+	}
+	return "", &Error{Status: 406, Code: "PGRST106", Message: "The schema must be one of the following: " + strings.Join(schemas, ", ")}
+}
+
+func parsePrefer(vals []string) map[string]string {
+	out := map[string]string{}
+	for _, v := range vals {
+		for _, p := range strings.Split(v, ",") {
+			k, val, _ := strings.Cut(strings.TrimSpace(p), "=")
+			out[k] = val
+		}
+	}
+	return out
+}
+
+func parseRange(h string) (int, int, bool) {
+	h = strings.TrimPrefix(h, "items=")
+	a, b, ok := strings.Cut(h, "-")
+	if !ok {
+		return 0, 0, false
+	}
+	from, err := strconv.Atoi(a)
+	if err != nil {
+		return 0, 0, false
+	}
+	to := -1
+	if b != "" {
+		if to, err = strconv.Atoi(b); err != nil {
+			return 0, 0, false
+		}
+	}
+	return from, to, true
+}
+
+// result is what every statement returns: the JSON body, its row count, the total.
+type result struct {
+	body  string
+	rows  int
+	total *int64
+}
+
+func (s *Server) exec(rq *request, mode db.Mode, sql string, args []any) (result, error) {
+	var res result
+	info := db.RequestInfo{Method: rq.r.Method, Path: rq.r.URL.Path, StatementTimeout: s.d.Config.StatementTimeout, Headers: headerMap(rq.r)}
+	rollback := errors.New("rollback requested")
+	err := db.AsRole(rq.r.Context(), s.d.API, rq.id.Claims, mode, info, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(rq.r.Context(), sql, args...).Scan(&res.body, &res.rows, &res.total); err != nil {
+			return err
+		}
+		if mode == db.ReadWrite {
+			if max, ok := rq.prefer["max-affected"]; ok && rq.prefer["handling"] == "strict" {
+				if n, err := strconv.Atoi(max); err == nil && res.rows > n {
+					return &Error{Status: 400, Code: "PGRST124", Message: "Query result exceeds max-affected preference constraint", Details: fmt.Sprintf("The query affects %d rows", res.rows)}
+				}
+			}
+			if rq.prefer["tx"] == "rollback" {
+				return rollback
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, rollback) {
+		err = nil
+	}
+	if err != nil {
+		var nr db.ErrRoleNotAllowed
+		if errors.As(err, &nr) {
+			return res, &Error{Status: 401, Code: "PGRST301", Message: err.Error()}
+		}
+		return res, fromPG(err, rq.id.HasUserToken)
+	}
+	return res, nil
+}
+
+func headerMap(r *http.Request) map[string]string {
+	m := map[string]string{}
+	for k, v := range r.Header {
+		lk := strings.ToLower(k)
+		if lk == "authorization" || lk == "apikey" || lk == "cookie" {
+			continue // never copy credentials into settings
+		}
+		m[lk] = strings.Join(v, ", ")
+	}
+	return m
+}
+
+
+func countMode(rq *request) bool {
+	c := rq.prefer["count"]
+	return c == "exact" || c == "planned" || c == "estimated"
+}
+
+func (s *Server) read(rq *request, sc *Schema, rel *Relation) error {
+	b := &builder{s: sc, q: rq.q}
+	list, err := b.selectList(rel, "_t0", rq.q.Select, "")
+	if err != nil {
+		return err
+	}
+	where, err := b.rootWhere(rel, "_t0")
+	if err != nil {
+		return err
+	}
+	order, err := b.orderBy(rel, "_t0", "")
+	if err != nil {
+		return err
+	}
+	count := "null::bigint"
+	if countMode(rq) {
+		count = "(select count(*) from " + relName(rel) + " _t0" + where + ")"
+	}
+	sql := "select coalesce(json_agg(_r), '[]')::text, count(_r)::int, " + count + " from (select " + strings.Join(list, ", ") +
+		" from " + relName(rel) + " _t0" + where + order + b.limitOffset("", s.d.Config.DBMaxRows) + ") _r"
+	res, err := s.exec(rq, db.ReadOnly, sql, b.args)
+	if err != nil {
+		return err
+	}
+	return s.respond(rq, res, http.StatusOK, rq.q.Offset[""])
+}
+
+// respond writes the body with Content-Range, single-object negotiation and CSV.
+func (s *Server) respond(rq *request, res result, status, offset int) error {
+	w := rq.w
+	total := "*"
+	if res.total != nil {
+		total = strconv.FormatInt(*res.total, 10)
+	}
+	if res.rows > 0 {
+		w.Header().Set("Content-Range", fmt.Sprintf("%d-%d/%s", offset, offset+res.rows-1, total))
+	} else {
+		w.Header().Set("Content-Range", "*/"+total)
+	}
+	body := []byte(res.body)
+	switch {
+	case rq.single:
+		if res.rows != 1 {
+			return &Error{Status: 406, Code: "PGRST116", Message: "JSON object requested, multiple (or no) rows returned", Details: fmt.Sprintf("The result contains %d rows", res.rows)}
+		}
+		var arr []json.RawMessage
+		_ = json.Unmarshal(body, &arr)
+		body = arr[0]
+		w.Header().Set("Content-Type", "application/vnd.pgrst.object+json; charset=utf-8")
+	case rq.csv:
+		csv, err := toCSV(body)
+		if err != nil {
+			return err
+		}
+		body = csv
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	default:
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	}
+	w.WriteHeader(status)
+	if rq.r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+	return nil
+}
+
+func readBody(rq *request, max int64) ([]byte, error) {
+	b, err := io.ReadAll(http.MaxBytesReader(rq.w, rq.r.Body, max))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, &Error{Status: 413, Code: "PGRST102", Message: "Request body too large"}
+		}
+		return nil, &Error{Status: 400, Code: "PGRST102", Message: "Could not read the request body"}
+	}
+	return b, nil
+}

@@ -1,0 +1,447 @@
+package postgrest
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+
+	"casus/server/internal/db"
+)
+
+// payloadColumns reads a JSON object or array body and the columns it sets
+// (columns= when given, else the keys of the first object), all checked against the cache.
+func payloadColumns(rq *request, rel *Relation, body []byte) (string, []string, error) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		trimmed = []byte("{}")
+	}
+	var rows []map[string]json.RawMessage
+	isArray := trimmed[0] == '['
+	if isArray {
+		if err := json.Unmarshal(trimmed, &rows); err != nil {
+			return "", nil, &Error{Status: 400, Code: "PGRST102", Message: "Empty or invalid json", Details: err.Error()}
+		}
+	} else {
+		var one map[string]json.RawMessage
+		if err := json.Unmarshal(trimmed, &one); err != nil {
+			return "", nil, &Error{Status: 400, Code: "PGRST102", Message: "Empty or invalid json", Details: err.Error()}
+		}
+		rows = []map[string]json.RawMessage{one}
+	}
+	cols := rq.q.Columns
+	if len(cols) == 0 && len(rows) > 0 {
+		for k := range rows[0] {
+			cols = append(cols, k)
+		}
+		sort.Strings(cols)
+		for _, r := range rows[1:] {
+			if len(r) != len(rows[0]) {
+				return "", nil, &Error{Status: 400, Code: "PGRST102", Message: "All object keys must match"}
+			}
+		}
+	}
+	for _, c := range cols {
+		if rel.Column(strings.TrimSpace(c)) == nil {
+			return "", nil, &Error{Status: 400, Code: "PGRST204", Message: fmt.Sprintf("Could not find the '%s' column of '%s' in the schema cache", c, rel.Name)}
+		}
+	}
+	arr, _ := json.Marshal(rows)
+	return string(arr), cols, nil
+}
+
+func quoteAll(cols []string) string {
+	q := make([]string, len(cols))
+	for i, c := range cols {
+		q[i] = qi(strings.TrimSpace(c))
+	}
+	return strings.Join(q, ", ")
+}
+
+// mutationResult wraps a data-modifying CTE named _m into the standard result row.
+func (s *Server) mutationResult(rq *request, b *builder, rel *Relation, cte string) (string, error) {
+	list, err := b.selectList(rel, "_t0", rq.q.Select, "")
+	if err != nil {
+		return "", err
+	}
+	return "with _m as (" + cte + ") select coalesce(json_agg(_r), '[]')::text, count(_r)::int, null::bigint from (select " +
+		strings.Join(list, ", ") + " from _m _t0) _r", nil
+}
+
+func (s *Server) insert(rq *request, sc *Schema, rel *Relation) error {
+	body, err := readBody(rq, s.d.Config.MaxBodyBytes)
+	if err != nil {
+		return err
+	}
+	data, cols, err := payloadColumns(rq, rel, body)
+	if err != nil {
+		return err
+	}
+	b := &builder{s: sc, q: rq.q}
+	src := relName(rel)
+	cte := "insert into " + src
+	if len(cols) > 0 {
+		sel := make([]string, len(cols))
+		for i, c := range cols {
+			sel[i] = "_p." + qi(strings.TrimSpace(c))
+		}
+		cte += " (" + quoteAll(cols) + ") select " + strings.Join(sel, ", ") + " from json_populate_recordset(null::" + src + ", " + b.arg(data) + "::json) _p"
+	} else {
+		cte += " default values"
+	}
+	if res, ok := rq.prefer["resolution"]; ok {
+		target := rq.q.OnConflict
+		if len(target) == 0 {
+			target = rel.PK
+		}
+		for _, c := range target {
+			if rel.Column(strings.TrimSpace(c)) == nil {
+				return unknownColumn(rel, c)
+			}
+		}
+		cte += " on conflict (" + quoteAll(target) + ")"
+		if res == "ignore-duplicates" || len(cols) == 0 {
+			cte += " do nothing"
+		} else {
+			var sets []string
+			for _, c := range cols {
+				sets = append(sets, qi(strings.TrimSpace(c))+" = excluded."+qi(strings.TrimSpace(c)))
+			}
+			cte += " do update set " + strings.Join(sets, ", ")
+		}
+	}
+	cte += " returning *"
+	sql, err := s.mutationResult(rq, b, rel, cte)
+	if err != nil {
+		return err
+	}
+	res, err := s.exec(rq, db.ReadWrite, sql, b.args)
+	if err != nil {
+		return err
+	}
+	return s.mutationResponse(rq, rel, res, http.StatusCreated)
+}
+
+func (s *Server) mutationResponse(rq *request, rel *Relation, res result, status int) error {
+	ret := rq.prefer["return"]
+	if ret == "headers-only" && len(rel.PK) > 0 && res.rows == 1 {
+		var rows []map[string]any
+		_ = json.Unmarshal([]byte(res.body), &rows)
+		q := url.Values{}
+		for _, pk := range rel.PK {
+			q.Set(pk, "eq."+fmt.Sprint(rows[0][pk]))
+		}
+		rq.w.Header().Set("Location", "/"+rel.Name+"?"+q.Encode())
+	}
+	if ret != "representation" {
+		rq.w.Header().Set("Content-Range", fmt.Sprintf("*/%d", res.rows))
+		if status == http.StatusCreated {
+			rq.w.WriteHeader(http.StatusCreated)
+		} else {
+			rq.w.WriteHeader(http.StatusNoContent)
+		}
+		return nil
+	}
+	if status != http.StatusCreated {
+		status = http.StatusOK
+	}
+	return s.respond(rq, res, status, 0)
+}
+
+func (s *Server) update(rq *request, sc *Schema, rel *Relation) error {
+	body, err := readBody(rq, s.d.Config.MaxBodyBytes)
+	if err != nil {
+		return err
+	}
+	data, cols, err := payloadColumns(rq, rel, body)
+	if err != nil {
+		return err
+	}
+	b := &builder{s: sc, q: rq.q}
+	if len(cols) == 0 {
+		// Nothing to change: PostgREST answers with no rows.
+		return s.mutationResponse(rq, rel, result{body: "[]"}, http.StatusOK)
+	}
+	var objArg string
+	var rows []json.RawMessage
+	_ = json.Unmarshal([]byte(data), &rows)
+	objArg = b.arg(string(rows[0]))
+	sel := make([]string, len(cols))
+	for i, c := range cols {
+		sel[i] = "_p." + qi(strings.TrimSpace(c))
+	}
+	where, err := b.rootWhere(rel, "_t0")
+	if err != nil {
+		return err
+	}
+	cte := "update " + relName(rel) + " _t0 set (" + quoteAll(cols) + ") = (select " + strings.Join(sel, ", ") +
+		" from json_populate_record(null::" + relName(rel) + ", " + objArg + "::json) _p)" + where + " returning _t0.*"
+	sql, err := s.mutationResult(rq, b, rel, cte)
+	if err != nil {
+		return err
+	}
+	res, err := s.exec(rq, db.ReadWrite, sql, b.args)
+	if err != nil {
+		return err
+	}
+	return s.mutationResponse(rq, rel, res, http.StatusOK)
+}
+
+func (s *Server) delete(rq *request, sc *Schema, rel *Relation) error {
+	b := &builder{s: sc, q: rq.q}
+	where, err := b.rootWhere(rel, "_t0")
+	if err != nil {
+		return err
+	}
+	cte := "delete from " + relName(rel) + " _t0" + where + " returning _t0.*"
+	sql, err := s.mutationResult(rq, b, rel, cte)
+	if err != nil {
+		return err
+	}
+	res, err := s.exec(rq, db.ReadWrite, sql, b.args)
+	if err != nil {
+		return err
+	}
+	return s.mutationResponse(rq, rel, res, http.StatusOK)
+}
+
+// rpc calls a function with named arguments from the JSON body (POST) or the query
+// string (GET, stable and immutable functions only).
+func (s *Server) rpc(rq *request, sc *Schema, f *Func) error {
+	args := map[string]json.RawMessage{}
+	var rawBody []byte
+	mode := db.ReadOnly
+	switch rq.r.Method {
+	case http.MethodPost:
+		body, err := readBody(rq, s.d.Config.MaxBodyBytes)
+		if err != nil {
+			return err
+		}
+		rawBody = bytes.TrimSpace(body)
+		if !f.SingleJSON && len(rawBody) > 0 {
+			if err := json.Unmarshal(rawBody, &args); err != nil {
+				return &Error{Status: 400, Code: "PGRST102", Message: "Empty or invalid json", Details: err.Error()}
+			}
+		}
+		if f.Volatile {
+			mode = db.ReadWrite
+		}
+	case http.MethodGet, http.MethodHead:
+		if f.Volatile {
+			return &Error{Status: 405, Code: "PGRST101", Message: "Cannot use the GET method on RPC for functions that are volatile; use POST"}
+		}
+		for k, v := range rq.q.Args {
+			j, _ := json.Marshal(v[0])
+			args[k] = j
+		}
+	default:
+		return &Error{Status: 405, Code: "PGRST101", Message: "Only GET and POST are allowed for RPC"}
+	}
+	b := &builder{s: sc, q: rq.q}
+	var call []string
+	if f.SingleJSON {
+		if len(rawBody) == 0 {
+			rawBody = []byte("{}")
+		}
+		call = append(call, b.arg(string(rawBody))+"::"+f.Args[0].Type)
+	} else {
+		known := map[string]bool{}
+		for _, a := range f.Args {
+			known[a.Name] = true
+			v, ok := args[a.Name]
+			if !ok {
+				if !a.HasDefault {
+					return s.noFunc(f, args)
+				}
+				continue
+			}
+			var expr string
+			var str string
+			if json.Unmarshal(v, &str) == nil && a.Type != "json" && a.Type != "jsonb" {
+				expr = b.arg(str) + "::text::" + a.Type
+			} else if string(v) == "null" {
+				expr = "null::" + a.Type
+			} else if a.Type == "json" || a.Type == "jsonb" {
+				expr = b.arg(string(v)) + "::" + a.Type
+			} else {
+				expr = "(" + b.arg(string(v)) + "::jsonb #>> '{}')::" + a.Type
+			}
+			call = append(call, qi(a.Name)+" => "+expr)
+		}
+		for k := range args {
+			if !known[k] {
+				return s.noFunc(f, args)
+			}
+		}
+	}
+	fn := qi(f.Schema) + "." + qi(f.Name) + "(" + strings.Join(call, ", ") + ")"
+	var sql string
+	switch {
+	case f.Void:
+		sql = "select 'null', (" + "select 1 from (select " + fn + ") _v)::int, null::bigint"
+	case f.ReturnsSet || f.ReturnsRow:
+		// Filters, order and limit apply to the rows a set-returning function yields.
+		rel := &Relation{Schema: f.Schema, Name: f.Name, col: map[string]*Column{}}
+		if err := s.describeResult(rq, f, rel); err != nil {
+			return err
+		}
+		list, err := b.selectList(rel, "_t0", rq.q.Select, "")
+		if err != nil {
+			return err
+		}
+		where, err := b.where(rel, "_t0", "")
+		if err != nil {
+			return err
+		}
+		if where != "" {
+			where = " where " + where
+		}
+		order, err := b.orderBy(rel, "_t0", "")
+		if err != nil {
+			return err
+		}
+		sql = "select coalesce(json_agg(_r), '[]')::text, count(_r)::int, null::bigint from (select " + strings.Join(list, ", ") +
+			" from " + fn + " _t0" + where + order + b.limitOffset("", s.d.Config.DBMaxRows) + ") _r"
+	default:
+		sql = "select coalesce(to_json(" + fn + "), 'null')::text, 1, null::bigint"
+	}
+	res, err := s.exec(rq, mode, sql, b.args)
+	if err != nil {
+		return err
+	}
+	if f.Void {
+		rq.w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	if f.ReturnsRow && !f.ReturnsSet && !rq.single {
+		// A function returning one composite answers with an object (or null).
+		var arr []json.RawMessage
+		_ = json.Unmarshal([]byte(res.body), &arr)
+		rq.w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		rq.w.WriteHeader(http.StatusOK)
+		if len(arr) == 0 || string(arr[0]) == "null" {
+			_, _ = rq.w.Write([]byte("null"))
+			return nil
+		}
+		_, _ = rq.w.Write(arr[0])
+		return nil
+	}
+	if !f.ReturnsSet && !f.ReturnsRow && !rq.single {
+		rq.w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		rq.w.WriteHeader(http.StatusOK)
+		_, _ = rq.w.Write([]byte(res.body))
+		return nil
+	}
+	return s.respond(rq, res, http.StatusOK, 0)
+}
+
+func (s *Server) noFunc(f *Func, args map[string]json.RawMessage) error {
+	var names []string
+	for k := range args {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return &Error{Status: 404, Code: "PGRST202", Message: fmt.Sprintf("Could not find the function %s.%s(%s) in the schema cache", f.Schema, f.Name, strings.Join(names, ", ")),
+		Hint: "Perhaps you meant to call the function with different arguments"}
+}
+
+// describeResult learns the columns a row-returning function yields (so filters and
+// select names are checked like a table's).
+func (s *Server) describeResult(rq *request, f *Func, rel *Relation) error {
+	rows, err := s.d.Owner.Query(rq.r.Context(), `
+		select coalesce(a.attname, p.name), format_type(coalesce(a.atttypid, p.typ), null)
+		from pg_proc f
+		left join pg_type t on t.oid = f.prorettype and t.typtype = 'c'
+		left join pg_attribute a on a.attrelid = t.typrelid and a.attnum > 0 and not a.attisdropped
+		left join lateral (select unnest(f.proargnames) as name, unnest(coalesce(f.proallargtypes, f.proargtypes::oid[])) as typ,
+		                          unnest(coalesce(f.proargmodes::text[], array_fill('i'::text, array[f.pronargs]))) as mode) p
+		  on t.oid is null and p.mode in ('t', 'o')
+		where f.pronamespace = $1::regnamespace and f.proname = $2 and (a.attname is not null or p.name is not null)
+		order by a.attnum`, f.Schema, f.Name)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c Column
+		if err := rows.Scan(&c.Name, &c.Type); err != nil {
+			return err
+		}
+		rel.Columns = append(rel.Columns, c)
+	}
+	for i := range rel.Columns {
+		rel.col[rel.Columns[i].Name] = &rel.Columns[i]
+	}
+	if len(rel.Columns) == 0 {
+		rel.Columns = []Column{{Name: f.Name, Type: f.ReturnType}}
+		rel.col[f.Name] = &rel.Columns[0]
+	}
+	return rows.Err()
+}
+
+// toCSV turns a JSON array of objects into CSV, keeping the key order of the first row.
+func toCSV(body []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	var header []string
+	for dec.More() {
+		var row orderedRow
+		if err := dec.Decode(&row); err != nil {
+			return nil, err
+		}
+		if header == nil {
+			header = row.keys
+			_ = w.Write(header)
+		}
+		rec := make([]string, len(header))
+		for i, k := range header {
+			rec[i] = row.vals[k]
+		}
+		_ = w.Write(rec)
+	}
+	w.Flush()
+	return buf.Bytes(), w.Error()
+}
+
+type orderedRow struct {
+	keys []string
+	vals map[string]string
+}
+
+func (o *orderedRow) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	o.vals = map[string]string{}
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		k := t.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return err
+		}
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			if string(raw) == "null" {
+				s = ""
+			} else {
+				s = string(raw)
+			}
+		}
+		o.keys = append(o.keys, k)
+		o.vals[k] = s
+	}
+	return nil
+}

@@ -1,0 +1,412 @@
+package postgrest
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// SelectItem is one element of a select= tree.
+type SelectItem struct {
+	Star   bool
+	Alias  string
+	Column string
+	JSON   []jsonStep // ->a ->>b
+	Cast   string
+	Embed  *Embed
+	Spread bool
+}
+
+type jsonStep struct {
+	Op  string // -> or ->>
+	Key string
+}
+
+// Embed is a resource embedded through a foreign key.
+type Embed struct {
+	Relation string
+	Hint     string
+	Inner    bool
+	Select   []SelectItem
+}
+
+// Filter is one condition col=op.value.
+type Filter struct {
+	Column string
+	JSON   []jsonStep
+	Not    bool
+	Op     string
+	Arg    string // ts config for fts ops
+	Value  string
+}
+
+// Logic is an or/and tree of filters.
+type Logic struct {
+	Op       string // and | or
+	Not      bool
+	Filters  []Filter
+	Children []*Logic
+}
+
+// OrderTerm is one order= element.
+type OrderTerm struct {
+	Column     string
+	JSON       []jsonStep
+	Desc       bool
+	NullsFirst *bool
+}
+
+// Query is the parsed query string of one request: per embed path ("" = root).
+type Query struct {
+	Select     []SelectItem
+	Filters    map[string][]Filter
+	Logic      map[string][]*Logic
+	Order      map[string][]OrderTerm
+	Limit      map[string]int
+	Offset     map[string]int
+	Columns    []string
+	OnConflict []string
+	Args       url.Values // non-reserved params of GET rpc calls
+}
+
+// reserved query parameters that are not filters.
+var reserved = map[string]bool{"select": true, "order": true, "limit": true, "offset": true, "columns": true, "on_conflict": true, "or": true, "and": true, "not.or": true, "not.and": true}
+
+var ops = map[string]bool{"eq": true, "neq": true, "gt": true, "gte": true, "lt": true, "lte": true, "like": true, "ilike": true,
+	"match": true, "imatch": true, "in": true, "is": true, "isdistinct": true, "cs": true, "cd": true, "ov": true,
+	"fts": true, "plfts": true, "phfts": true, "wfts": true, "sl": true, "sr": true, "nxl": true, "nxr": true, "adj": true}
+
+func parseQuery(v url.Values, rpc bool) (*Query, error) {
+	q := &Query{Filters: map[string][]Filter{}, Logic: map[string][]*Logic{}, Order: map[string][]OrderTerm{}, Limit: map[string]int{}, Offset: map[string]int{}, Args: url.Values{}}
+	sel := v.Get("select")
+	if sel == "" {
+		sel = "*"
+	}
+	var err error
+	if q.Select, err = parseSelect(sel); err != nil {
+		return nil, err
+	}
+	for key, vals := range v {
+		path, last := splitPath(key)
+		for _, val := range vals {
+			switch last {
+			case "select":
+				continue
+			case "order":
+				terms, err := parseOrder(val)
+				if err != nil {
+					return nil, err
+				}
+				q.Order[path] = append(q.Order[path], terms...)
+			case "limit", "offset":
+				n, err := strconv.Atoi(val)
+				if err != nil || n < 0 {
+					return nil, apiErr(400, "PGRST102", fmt.Sprintf("\"%s\" is not a valid %s", val, last), "")
+				}
+				if last == "limit" {
+					q.Limit[path] = n
+				} else {
+					q.Offset[path] = n
+				}
+			case "columns":
+				q.Columns = splitTop(val, ',')
+			case "on_conflict":
+				q.OnConflict = splitTop(val, ',')
+			case "or", "and", "not.or", "not.and":
+				l, err := parseLogic(last, val)
+				if err != nil {
+					return nil, err
+				}
+				q.Logic[path] = append(q.Logic[path], l)
+			default:
+				if rpc && path == "" && !strings.Contains(val, ".") {
+					q.Args.Add(key, val)
+					continue
+				}
+				f, err := parseFilter(last, val)
+				if err != nil {
+					if rpc && path == "" {
+						q.Args.Add(key, val)
+						continue
+					}
+					return nil, err
+				}
+				q.Filters[path] = append(q.Filters[path], f)
+			}
+		}
+	}
+	return q, nil
+}
+
+// splitPath turns "cases.case_articles.order" into ("cases.case_articles", "order"),
+// recognising the reserved suffixes; plain filters keep their column.
+func splitPath(key string) (string, string) {
+	for _, suf := range []string{"not.or", "not.and", "order", "limit", "offset", "or", "and", "select"} {
+		if key == suf {
+			return "", suf
+		}
+		if strings.HasSuffix(key, "."+suf) {
+			return strings.TrimSuffix(key, "."+suf), suf
+		}
+	}
+	// embedded filter "rel.col=..." (no JSON arrows in the column part)
+	if i := strings.LastIndexByte(key, '.'); i > 0 && !strings.Contains(key, "->") {
+		return key[:i], key[i+1:]
+	}
+	return "", key
+}
+
+func parseFilter(colExpr, val string) (Filter, error) {
+	f := Filter{}
+	col, steps, err := parseColumnExpr(colExpr)
+	if err != nil {
+		return f, err
+	}
+	f.Column, f.JSON = col, steps
+	if strings.HasPrefix(val, "not.") {
+		f.Not = true
+		val = val[4:]
+	}
+	op, rest, ok := strings.Cut(val, ".")
+	if !ok {
+		return f, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse filter (%s)", val), "")
+	}
+	if i := strings.IndexByte(op, '('); i > 0 && strings.HasSuffix(op, ")") {
+		f.Arg = op[i+1 : len(op)-1]
+		op = op[:i]
+	}
+	if !ops[op] {
+		return f, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse filter (%s.%s)", op, rest), "unknown operator "+op)
+	}
+	f.Op, f.Value = op, rest
+	return f, nil
+}
+
+// parseLogic reads "(a.eq.1,b.gt.2,and(c.eq.3,not.d.eq.4))".
+func parseLogic(name, val string) (*Logic, error) {
+	l := &Logic{Op: strings.TrimPrefix(name, "not.")}
+	l.Not = strings.HasPrefix(name, "not.")
+	if !strings.HasPrefix(val, "(") || !strings.HasSuffix(val, ")") {
+		return nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse logic tree (%s)", val), "expecting \"(\"")
+	}
+	for _, part := range splitTop(val[1:len(val)-1], ',') {
+		part = strings.TrimSpace(part)
+		sub := part
+		neg := strings.HasPrefix(sub, "not.")
+		if neg {
+			sub = sub[4:]
+		}
+		if (strings.HasPrefix(sub, "or(") || strings.HasPrefix(sub, "and(")) && strings.HasSuffix(sub, ")") {
+			op := sub[:strings.IndexByte(sub, '(')]
+			name := op
+			if neg {
+				name = "not." + op
+			}
+			child, err := parseLogic(name, sub[len(op):])
+			if err != nil {
+				return nil, err
+			}
+			l.Children = append(l.Children, child)
+			continue
+		}
+		col, rest, ok := strings.Cut(part, ".")
+		if !ok {
+			return nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse logic tree (%s)", val), "")
+		}
+		f, err := parseFilter(col, rest)
+		if err != nil {
+			return nil, err
+		}
+		l.Filters = append(l.Filters, f)
+	}
+	return l, nil
+}
+
+func parseOrder(val string) ([]OrderTerm, error) {
+	var out []OrderTerm
+	for _, part := range splitTop(val, ',') {
+		segs := strings.Split(part, ".")
+		col, steps, err := parseColumnExpr(segs[0])
+		if err != nil {
+			return nil, err
+		}
+		t := OrderTerm{Column: col, JSON: steps}
+		for _, s := range segs[1:] {
+			switch s {
+			case "asc":
+			case "desc":
+				t.Desc = true
+			case "nullsfirst":
+				b := true
+				t.NullsFirst = &b
+			case "nullslast":
+				b := false
+				t.NullsFirst = &b
+			default:
+				return nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse order (%s)", val), "unexpected \""+s+"\"")
+			}
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// parseColumnExpr reads col->a->>b.
+func parseColumnExpr(s string) (string, []jsonStep, error) {
+	s = strings.TrimSpace(s)
+	i := strings.Index(s, "->")
+	if i < 0 {
+		if !validIdent(s) {
+			return "", nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse column (%s)", s), "")
+		}
+		return s, nil, nil
+	}
+	col := s[:i]
+	rest := s[i:]
+	var steps []jsonStep
+	for rest != "" {
+		op := "->"
+		if strings.HasPrefix(rest, "->>") {
+			op = "->>"
+		} else if !strings.HasPrefix(rest, "->") {
+			return "", nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse json path (%s)", s), "")
+		}
+		rest = rest[len(op):]
+		j := strings.Index(rest, "->")
+		key := rest
+		if j >= 0 {
+			key, rest = rest[:j], rest[j:]
+		} else {
+			rest = ""
+		}
+		if key == "" {
+			return "", nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse json path (%s)", s), "")
+		}
+		steps = append(steps, jsonStep{Op: op, Key: key})
+	}
+	if !validIdent(col) {
+		return "", nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse column (%s)", s), "")
+	}
+	return col, steps, nil
+}
+
+func validIdent(s string) bool {
+	if s == "" || len(s) > 63 {
+		return false
+	}
+	for _, r := range s {
+		if r == '"' || r == '(' || r == ')' || r == ',' || r == ':' || r == '.' || r == ' ' || r == '\x00' {
+			return false
+		}
+	}
+	return true
+}
+
+func parseSelect(s string) ([]SelectItem, error) {
+	var items []SelectItem
+	for _, part := range splitTop(s, ',') {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		it, err := parseSelectItem(part)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, it)
+	}
+	if len(items) == 0 {
+		return []SelectItem{{Star: true}}, nil
+	}
+	return items, nil
+}
+
+func parseSelectItem(s string) (SelectItem, error) {
+	bad := func() (SelectItem, error) {
+		return SelectItem{}, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse select parameter (%s)", s), "")
+	}
+	if s == "*" {
+		return SelectItem{Star: true}, nil
+	}
+	it := SelectItem{}
+	if strings.HasPrefix(s, "...") {
+		it.Spread = true
+		s = s[3:]
+	}
+	if open := strings.IndexByte(s, '('); open >= 0 {
+		if !strings.HasSuffix(s, ")") {
+			return bad()
+		}
+		head, body := s[:open], s[open+1:len(s)-1]
+		if head == "" || strings.HasSuffix(head, "count") && body == "" {
+			return SelectItem{}, apiErr(400, "PGRST123", "Use of aggregate functions is not allowed", "")
+		}
+		e := &Embed{}
+		if a, rest, ok := strings.Cut(head, ":"); ok {
+			it.Alias, head = a, rest
+		}
+		parts := strings.Split(head, "!")
+		e.Relation = parts[0]
+		for _, p := range parts[1:] {
+			if p == "inner" {
+				e.Inner = true
+			} else if p == "left" {
+			} else {
+				e.Hint = p
+			}
+		}
+		if !validIdent(e.Relation) {
+			return bad()
+		}
+		sub, err := parseSelect(body)
+		if err != nil {
+			return SelectItem{}, err
+		}
+		e.Select = sub
+		it.Embed = e
+		return it, nil
+	}
+	if it.Spread {
+		return bad()
+	}
+	if a, rest, ok := strings.Cut(s, ":"); ok && !strings.HasPrefix(rest, ":") {
+		it.Alias, s = a, rest
+	}
+	if c, cast, ok := strings.Cut(s, "::"); ok {
+		s, it.Cast = c, cast
+		if !validIdent(it.Cast) {
+			return bad()
+		}
+	}
+	col, steps, err := parseColumnExpr(s)
+	if err != nil {
+		return SelectItem{}, err
+	}
+	it.Column, it.JSON = col, steps
+	if it.Alias == "" && len(steps) > 0 {
+		it.Alias = steps[len(steps)-1].Key
+	}
+	return it, nil
+}
+
+// splitTop splits on sep outside parentheses and double quotes.
+func splitTop(s string, sep byte) []string {
+	var out []string
+	depth, quoted, start := 0, false, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == sep && depth == 0:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}

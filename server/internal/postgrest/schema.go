@@ -1,0 +1,230 @@
+package postgrest
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Schema is a snapshot of the exposed schemas: relations, columns, keys, foreign keys
+// and functions. Every identifier in generated SQL comes from here.
+type Schema struct {
+	Relations map[string]*Relation // "schema.name"
+	Funcs     map[string]*Func
+}
+
+// Relation is a table or view.
+type Relation struct {
+	Schema, Name string
+	IsView       bool
+	Columns      []Column
+	col          map[string]*Column
+	PK           []string
+	FKs          []*FK // foreign keys from this relation
+}
+
+// Column of a relation.
+type Column struct {
+	Name     string
+	Type     string // format_type: "uuid", "integer", "text[]" …
+	Nullable bool
+	Default  bool
+}
+
+// FK is a foreign key (From.Cols → To.Cols).
+type FK struct {
+	Name     string
+	From, To *Relation
+	FromCols []string
+	ToCols   []string
+}
+
+// Func is a callable function.
+type Func struct {
+	Schema, Name string
+	Args         []Arg
+	ReturnType   string // format_type of the return
+	ReturnsSet   bool
+	ReturnsRow   bool // composite / table
+	Void         bool
+	Volatile     bool
+	SingleJSON   bool // one unnamed json/jsonb parameter
+}
+
+// Arg of a function.
+type Arg struct {
+	Name       string
+	Type       string
+	HasDefault bool
+}
+
+// Column looks a column up.
+func (r *Relation) Column(name string) *Column { return r.col[name] }
+
+type cache struct{ v atomic.Pointer[Schema] }
+
+func (c *cache) get() *Schema { return c.v.Load() }
+
+// loadSchema introspects pg_catalog for the exposed schemas.
+func loadSchema(ctx context.Context, pool *pgxpool.Pool, schemas []string) (*Schema, error) {
+	s := &Schema{Relations: map[string]*Relation{}, Funcs: map[string]*Func{}}
+	rows, err := pool.Query(ctx, `
+		select n.nspname, c.relname, c.relkind in ('v','m'), a.attname, format_type(a.atttypid, a.atttypmod), not a.attnotnull, a.atthasdef
+		from pg_class c join pg_namespace n on n.oid = c.relnamespace
+		join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+		where n.nspname = any($1) and c.relkind in ('r','v','m','p','f')
+		order by n.nspname, c.relname, a.attnum`, schemas)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var sch, name, col, typ string
+		var view, nullable, def bool
+		if err := rows.Scan(&sch, &name, &view, &col, &typ, &nullable, &def); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		key := sch + "." + name
+		r := s.Relations[key]
+		if r == nil {
+			r = &Relation{Schema: sch, Name: name, IsView: view, col: map[string]*Column{}}
+			s.Relations[key] = r
+		}
+		r.Columns = append(r.Columns, Column{Name: col, Type: typ, Nullable: nullable, Default: def})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, r := range s.Relations {
+		for i := range r.Columns {
+			r.col[r.Columns[i].Name] = &r.Columns[i]
+		}
+	}
+	// Primary keys and foreign keys.
+	rows, err = pool.Query(ctx, `
+		select con.contype, con.conname, n.nspname, c.relname,
+		       array(select a.attname from unnest(con.conkey) with ordinality k(n, o) join pg_attribute a on a.attrelid = con.conrelid and a.attnum = k.n order by k.o),
+		       coalesce(fn.nspname, ''), coalesce(fc.relname, ''),
+		       coalesce(array(select a.attname from unnest(con.confkey) with ordinality k(n, o) join pg_attribute a on a.attrelid = con.confrelid and a.attnum = k.n order by k.o), '{}')
+		from pg_constraint con
+		join pg_class c on c.oid = con.conrelid join pg_namespace n on n.oid = c.relnamespace
+		left join pg_class fc on fc.oid = con.confrelid left join pg_namespace fn on fn.oid = fc.relnamespace
+		where con.contype in ('p','f') and n.nspname = any($1)
+		order by con.conname`, schemas)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var typ, name, sch, rel, fsch, frel string
+		var cols, fcols []string
+		if err := rows.Scan(&typ, &name, &sch, &rel, &cols, &fsch, &frel, &fcols); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		r := s.Relations[sch+"."+rel]
+		if r == nil {
+			continue
+		}
+		if typ == "p" {
+			r.PK = cols
+			continue
+		}
+		to := s.Relations[fsch+"."+frel]
+		if to == nil {
+			continue // references a table outside the exposed schemas (auth.users)
+		}
+		r.FKs = append(r.FKs, &FK{Name: name, From: r, To: to, FromCols: cols, ToCols: fcols})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// Functions.
+	rows, err = pool.Query(ctx, `
+		select n.nspname, p.proname, coalesce(p.proargnames, '{}'), coalesce(p.proargmodes::text[], '{}'),
+		       array(select format_type(t, null) from unnest(coalesce(p.proallargtypes, p.proargtypes::oid[])) t),
+		       p.pronargdefaults, format_type(p.prorettype, null), p.proretset,
+		       t.typtype = 'c' or p.prorettype = 'record'::regtype, p.prorettype = 'void'::regtype, p.provolatile = 'v'
+		from pg_proc p join pg_namespace n on n.oid = p.pronamespace join pg_type t on t.oid = p.prorettype
+		where n.nspname = any($1) and p.prokind = 'f'`, schemas)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var sch, name, ret string
+		var names, modes, types []string
+		var ndef int
+		f := &Func{}
+		if err := rows.Scan(&sch, &name, &names, &modes, &types, &ndef, &ret, &f.ReturnsSet, &f.ReturnsRow, &f.Void, &f.Volatile); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		f.Schema, f.Name, f.ReturnType = sch, name, ret
+		var in []Arg
+		for i, t := range types {
+			mode := "i"
+			if i < len(modes) {
+				mode = modes[i]
+			}
+			if mode == "o" || mode == "t" {
+				continue
+			}
+			a := Arg{Type: t}
+			if i < len(names) {
+				a.Name = names[i]
+			}
+			in = append(in, a)
+		}
+		for i := len(in) - ndef; i < len(in); i++ {
+			if i >= 0 {
+				in[i].HasDefault = true
+			}
+		}
+		f.Args = in
+		f.SingleJSON = len(in) == 1 && in[0].Name == "" && (in[0].Type == "json" || in[0].Type == "jsonb")
+		key := sch + "." + name
+		if old := s.Funcs[key]; old != nil && len(old.Args) < len(f.Args) {
+			continue // overloads: keep the simplest; the app defines none
+		}
+		s.Funcs[key] = f
+	}
+	rows.Close()
+	return s, rows.Err()
+}
+
+// watch reloads the cache on NOTIFY pgrst (PostgREST's channel) until ctx ends.
+func (srv *Server) watch(ctx context.Context) {
+	for ctx.Err() == nil {
+		conn, err := pgx.Connect(ctx, srv.d.DatabaseURL)
+		if err == nil {
+			_, err = conn.Exec(ctx, "listen pgrst")
+		}
+		for err == nil {
+			var n interface{ GetPayload() string }
+			_ = n
+			nt, werr := conn.WaitForNotification(ctx)
+			if werr != nil {
+				err = werr
+				break
+			}
+			if nt.Payload == "" || nt.Payload == "reload schema" {
+				if s, lerr := loadSchema(ctx, srv.d.Owner, srv.d.Config.DBSchemas); lerr == nil {
+					srv.cache.v.Store(s)
+				} else {
+					srv.d.Log.Error("postgrest: schema reload", "err", lerr)
+				}
+			}
+		}
+		if conn != nil {
+			_ = conn.Close(context.Background())
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
