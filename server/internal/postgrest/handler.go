@@ -235,7 +235,6 @@ func headerMap(r *http.Request) map[string]string {
 	return m
 }
 
-
 func countMode(rq *request) bool {
 	c := rq.prefer["count"]
 	return c == "exact" || c == "planned" || c == "estimated"
