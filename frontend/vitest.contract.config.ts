@@ -6,6 +6,7 @@ export default defineConfig({
   test: {
     environment: 'node',
     include: ['tests/compat/**/*.test.ts'],
+    setupFiles: ['tests/support/node-websocket.ts'],
     fileParallelism: false,
     testTimeout: 30_000,
     hookTimeout: 30_000,

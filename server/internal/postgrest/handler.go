@@ -191,11 +191,23 @@ type result struct {
 }
 
 func (s *Server) exec(rq *request, mode db.Mode, sql string, args []any) (result, error) {
+	return s.run(rq, mode, sql, args, false)
+}
+
+// run executes the statement; plain statements (minimal mutations, no RETURNING) report
+// their affected rows from the command tag instead of a result row.
+func (s *Server) run(rq *request, mode db.Mode, sql string, args []any, plain bool) (result, error) {
 	var res result
 	info := db.RequestInfo{Method: rq.r.Method, Path: rq.r.URL.Path, StatementTimeout: s.d.Config.StatementTimeout, Headers: headerMap(rq.r)}
 	rollback := errors.New("rollback requested")
 	err := db.AsRole(rq.r.Context(), s.d.API, rq.id.Claims, mode, info, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(rq.r.Context(), sql, args...).Scan(&res.body, &res.rows, &res.total); err != nil {
+		if plain {
+			tag, err := tx.Exec(rq.r.Context(), sql, args...)
+			if err != nil {
+				return err
+			}
+			res.body, res.rows = "[]", int(tag.RowsAffected())
+		} else if err := tx.QueryRow(rq.r.Context(), sql, args...).Scan(&res.body, &res.rows, &res.total); err != nil {
 			return err
 		}
 		if mode == db.ReadWrite {

@@ -62,6 +62,26 @@ func quoteAll(cols []string) string {
 	return strings.Join(q, ", ")
 }
 
+// minimal reports whether the client asked for no body: then the statement runs without
+// RETURNING, as PostgREST does, so SELECT policies and privileges are not required
+// (an anonymous visitor may insert feedback it cannot read back).
+func minimal(rq *request) bool {
+	r := rq.prefer["return"]
+	return r == "" || r == "minimal"
+}
+
+// mutate runs a data-modifying statement, wrapped for a body unless minimal.
+func (s *Server) mutate(rq *request, b *builder, rel *Relation, stmt string) (result, error) {
+	if minimal(rq) {
+		return s.run(rq, db.ReadWrite, stmt, b.args, true)
+	}
+	sql, err := s.mutationResult(rq, b, rel, stmt+" returning *")
+	if err != nil {
+		return result{}, err
+	}
+	return s.run(rq, db.ReadWrite, sql, b.args, false)
+}
+
 // mutationResult wraps a data-modifying CTE named _m into the standard result row.
 func (s *Server) mutationResult(rq *request, b *builder, rel *Relation, cte string) (string, error) {
 	list, err := b.selectList(rel, "_t0", rq.q.Select, "")
@@ -114,12 +134,7 @@ func (s *Server) insert(rq *request, sc *Schema, rel *Relation) error {
 			cte += " do update set " + strings.Join(sets, ", ")
 		}
 	}
-	cte += " returning *"
-	sql, err := s.mutationResult(rq, b, rel, cte)
-	if err != nil {
-		return err
-	}
-	res, err := s.exec(rq, db.ReadWrite, sql, b.args)
+	res, err := s.mutate(rq, b, rel, cte)
 	if err != nil {
 		return err
 	}
@@ -179,12 +194,8 @@ func (s *Server) update(rq *request, sc *Schema, rel *Relation) error {
 		return err
 	}
 	cte := "update " + relName(rel) + " _t0 set (" + quoteAll(cols) + ") = (select " + strings.Join(sel, ", ") +
-		" from json_populate_record(null::" + relName(rel) + ", " + objArg + "::json) _p)" + where + " returning _t0.*"
-	sql, err := s.mutationResult(rq, b, rel, cte)
-	if err != nil {
-		return err
-	}
-	res, err := s.exec(rq, db.ReadWrite, sql, b.args)
+		" from json_populate_record(null::" + relName(rel) + ", " + objArg + "::json) _p)" + where
+	res, err := s.mutate(rq, b, rel, cte)
 	if err != nil {
 		return err
 	}
@@ -197,12 +208,8 @@ func (s *Server) delete(rq *request, sc *Schema, rel *Relation) error {
 	if err != nil {
 		return err
 	}
-	cte := "delete from " + relName(rel) + " _t0" + where + " returning _t0.*"
-	sql, err := s.mutationResult(rq, b, rel, cte)
-	if err != nil {
-		return err
-	}
-	res, err := s.exec(rq, db.ReadWrite, sql, b.args)
+	cte := "delete from " + relName(rel) + " _t0" + where
+	res, err := s.mutate(rq, b, rel, cte)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,181 @@
+// Realtime contract: the stock supabase-js client against our /realtime/v1/websocket,
+// with writes going through /rest/v1 under RLS. Run by `make test/contract`.
+import { createClient, type SupabaseClient, type RealtimeChannel } from '@supabase/supabase-js';
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+
+const url = process.env.CASUS_URL!;
+const anonKey = process.env.ANON_KEY!;
+const serviceKey = process.env.SERVICE_ROLE_KEY!;
+
+function client(): SupabaseClient {
+  return createClient(url, anonKey, {
+    auth: { persistSession: false, autoRefreshToken: false },
+    realtime: { transport: WebSocket as unknown as typeof globalThis.WebSocket },
+  });
+}
+
+const admin = createClient(url, serviceKey, {
+  auth: { persistSession: false, autoRefreshToken: false },
+  realtime: { transport: WebSocket as unknown as typeof globalThis.WebSocket },
+});
+
+async function student(tag: string): Promise<{ sb: SupabaseClient; id: string }> {
+  const email = `rt-${tag}-${Date.now()}@example.ro`;
+  const { data, error } = await admin.auth.admin.createUser({ email, password: 'parola-sigura', email_confirm: true });
+  if (error) throw error;
+  const sb = client();
+  const { error: e2 } = await sb.auth.signInWithPassword({ email, password: 'parola-sigura' });
+  if (e2) throw e2;
+  await sb.realtime.setAuth();
+  return { sb, id: data.user!.id };
+}
+
+function subscribed(ch: RealtimeChannel): Promise<void> {
+  return new Promise((resolve, reject) => {
+    ch.subscribe((status, err) => {
+      if (status === 'SUBSCRIBED') resolve();
+      else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') reject(err ?? new Error(status));
+    });
+  });
+}
+
+function waitFor<T>(list: T[], n: number, ms = 5000): Promise<void> {
+  const start = Date.now();
+  return new Promise((resolve, reject) => {
+    const tick = () => {
+      if (list.length >= n) resolve();
+      else if (Date.now() - start > ms) reject(new Error(`got ${list.length} of ${n} events`));
+      else setTimeout(tick, 25);
+    };
+    tick();
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('realtime with supabase-js', () => {
+  let a: { sb: SupabaseClient; id: string };
+  let b: { sb: SupabaseClient; id: string };
+  let caseId: string;
+
+  beforeAll(async () => {
+    a = await student('a');
+    b = await student('b');
+    const code = `RTC${Date.now() % 100000}`;
+    const { data, error } = await admin
+      .from('cases')
+      .insert({ case_code: code, title: 'Caz 1: Realtime', level: 'Mediu', week_number: 1, domain: 'civil', verified: true })
+      .select('id')
+      .single();
+    if (error) throw error;
+    caseId = data.id;
+  });
+
+  afterAll(async () => {
+    await a.sb.removeAllChannels();
+    await b.sb.removeAllChannels();
+    await admin.removeAllChannels();
+  });
+
+  test('postgres_changes: each student receives only their own submissions', async () => {
+    const gotA: Record<string, unknown>[] = [];
+    const gotB: Record<string, unknown>[] = [];
+    const chA = a.sb
+      .channel('subs-a')
+      .on('postgres_changes', { event: '*', schema: 'public', table: 'case_submissions' }, (p) => gotA.push(p as never));
+    const chB = b.sb
+      .channel('subs-b')
+      .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'case_submissions', filter: `user_id=eq.${b.id}` }, (p) =>
+        gotB.push(p as never),
+      );
+    await subscribed(chA);
+    await subscribed(chB);
+
+    const { data: subA, error } = await a.sb
+      .from('case_submissions')
+      .insert({ case_id: caseId, submission_text: 'Soluția lui A', difficulty_rating: 3 })
+      .select('id')
+      .single();
+    expect(error).toBeNull();
+    await b.sb.from('case_submissions').insert({ case_id: caseId, submission_text: 'Soluția lui B', difficulty_rating: 5 });
+
+    await waitFor(gotA, 1);
+    await waitFor(gotB, 1);
+    await sleep(300);
+    expect(gotA).toHaveLength(1);
+    expect(gotB).toHaveLength(1);
+    const evA = gotA[0] as { eventType: string; table: string; new: { id: string; submission_text: string; difficulty_rating: number } };
+    expect(evA.eventType).toBe('INSERT');
+    expect(evA.table).toBe('case_submissions');
+    expect(evA.new.id).toBe(subA!.id);
+    expect(evA.new.difficulty_rating).toBe(3);
+    expect((gotB[0] as { new: { submission_text: string } }).new.submission_text).toBe('Soluția lui B');
+
+    // The grade lands (written by the privileged path) and A sees the update live.
+    const { error: gradeErr } = await admin
+      .from('case_submissions')
+      .update({ status: 'graded', score: '82/100', score_value: 82, feedback_text: 'Bine', feedback_at: new Date().toISOString() })
+      .eq('id', subA!.id);
+    expect(gradeErr).toBeNull();
+    await waitFor(gotA, 2);
+    const upd = gotA[1] as { eventType: string; new: { score: string; status: string }; old: { id: string } };
+    expect(upd.eventType).toBe('UPDATE');
+    expect(upd.new.score).toBe('82/100');
+    expect(upd.new.status).toBe('graded');
+    expect(upd.old.id).toBe(subA!.id);
+    await sleep(300);
+    expect(gotB).toHaveLength(1);
+  });
+
+  test('broadcast between two clients, with and without self', async () => {
+    const heardA: unknown[] = [];
+    const heardB: unknown[] = [];
+    const chA = a.sb.channel('room-1', { config: { broadcast: { self: false, ack: true } } }).on('broadcast', { event: 'cursor' }, (p) => heardA.push(p));
+    const chB = b.sb.channel('room-1', { config: { broadcast: { self: true } } }).on('broadcast', { event: 'cursor' }, (p) => heardB.push(p));
+    await subscribed(chA);
+    await subscribed(chB);
+    const status = await chA.send({ type: 'broadcast', event: 'cursor', payload: { x: 10, y: 20 } });
+    expect(status).toBe('ok');
+    await chB.send({ type: 'broadcast', event: 'cursor', payload: { x: 1 } });
+    await waitFor(heardB, 2);
+    await waitFor(heardA, 1);
+    await sleep(200);
+    expect(heardA).toHaveLength(1); // not its own
+    expect(heardA[0]).toMatchObject({ event: 'cursor', payload: { x: 1 } });
+    expect(heardB).toHaveLength(2); // its own too
+    expect(heardB[0]).toMatchObject({ type: 'broadcast', event: 'cursor', payload: { x: 10, y: 20 } });
+  });
+
+  test('presence: track, sync, leave', async () => {
+    const chA = a.sb.channel('case:presence', { config: { presence: { key: 'a' } } });
+    const chB = b.sb.channel('case:presence', { config: { presence: { key: 'b' } } });
+    let syncs = 0;
+    const leaves: string[] = [];
+    chB.on('presence', { event: 'sync' }, () => syncs++).on('presence', { event: 'leave' }, ({ key }) => leaves.push(key));
+    await subscribed(chA);
+    await subscribed(chB);
+    expect(await chA.track({ studying: true })).toBe('ok');
+    expect(await chB.track({ studying: true })).toBe('ok');
+    const start = Date.now();
+    while (Object.keys(chB.presenceState()).length < 2 && Date.now() - start < 5000) await sleep(25);
+    expect(Object.keys(chB.presenceState()).sort()).toEqual(['a', 'b']);
+    expect(chB.presenceState().a[0]).toMatchObject({ studying: true });
+    expect(syncs).toBeGreaterThan(0);
+    await chA.untrack();
+    await waitFor(leaves, 1);
+    expect(leaves).toContain('a');
+    expect(Object.keys(chB.presenceState())).toEqual(['b']);
+  });
+
+  test('anonymous visitors receive no submission changes', async () => {
+    const anon = client();
+    const got: unknown[] = [];
+    const ch = anon.channel('anon-subs').on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'case_submissions' }, (p) => got.push(p));
+    await subscribed(ch);
+    await a.sb.from('case_submissions').insert({ case_id: caseId, submission_text: 'Încă o soluție', difficulty_rating: 1 });
+    await sleep(800);
+    expect(got).toHaveLength(0);
+    await anon.removeAllChannels();
+  });
+});
