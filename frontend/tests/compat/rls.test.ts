@@ -206,6 +206,22 @@ describe('RLS matrix through /rest/v1 (supabase-js)', () => {
     }
   });
 
+  test("the progress page's queries return only the caller's rows, with their case", async () => {
+    const subs = await users.B.sb.from('case_submissions').select('case_id, score_value, submitted_at, cases(id, case_code, title)')
+      .eq('user_id', users.B.id).order('submitted_at', { ascending: false });
+    expect(subs.error).toBeNull();
+    expect(subs.data!.length).toBeGreaterThan(0);
+    for (const r of subs.data!) expect(r.cases).toMatchObject({ id: V });
+    const convs = await users.B.sb.from('chat_conversations').select('id, case_id, conversation_data, message_count, last_message_at, cases(case_code, title)')
+      .order('last_message_at', { ascending: false });
+    expect(convs.error).toBeNull();
+    expect(convs.data!.map((r) => r.id)).toContain(CB);
+    expect(convs.data!.map((r) => r.id)).not.toContain(CA);
+    const details = await users.B.sb.from('submissions_with_details').select('id, case_code, case_title, score_value').order('submitted_at', { ascending: false });
+    expect(details.data!.map((r) => r.id)).toContain(SB);
+    expect(details.data!.map((r) => r.id)).not.toContain(SA);
+  });
+
   test('a forged score leaves the stored row untouched', async () => {
     await users.A.sb.from('case_submissions').update({ score: '100/100', score_value: 100 }).eq('id', SA);
     const { data } = await service.from('case_submissions').select('score, score_value, status').eq('id', SA).single();
