@@ -1,3 +1,89 @@
+import { lazy, Suspense, type ReactNode } from 'react';
+import { BrowserRouter, Link, Navigate, Route, Routes, useNavigate } from 'react-router-dom';
+import { AuthProvider, useAuth } from '../lib/auth/store';
+import { Toaster } from '../components/ui/toast';
+import { LoginPage, ResetPasswordPage, SignupPage } from '../features/auth/pages';
+
+const Dashboard = lazy(() => import('../features/dashboard/Dashboard'));
+const Admin = lazy(() => import('../features/admin/Admin'));
+const Settings = lazy(() => import('../features/settings/Settings'));
+const Reporting = lazy(() => import('../features/progress/Reporting'));
+const Generator = lazy(() => import('../features/generator/Generator'));
+
+function Loading() {
+  return (
+    <div className="loading" role="status" aria-live="polite">
+      <span className="spinner" aria-hidden /> Se încarcă...
+    </div>
+  );
+}
+
+// Protected routes wait for the session, then send visitors to /login.
+function Protected({ children }: { children: ReactNode }) {
+  const { user, loading } = useAuth();
+  if (loading) return <Loading />;
+  if (!user) return <Navigate to="/login" replace />;
+  return (
+    <>
+      <Header />
+      <Suspense fallback={<Loading />}>{children}</Suspense>
+    </>
+  );
+}
+
+export function Header() {
+  const { profile, signOut } = useAuth();
+  const nav = useNavigate();
+  const isAdmin = profile?.role === 'admin' || profile?.is_admin;
+  return (
+    <header className="app-header">
+      <Link to="/dashboard" className="brand-link">
+        <span className="logo" aria-hidden>⚖</span> Casus <span className="badge">beta</span>
+      </Link>
+      <nav>
+        <Link to="/case-generator" className="button">Generează caz</Link>
+        <Link to="/reporting">Progress</Link>
+        {isAdmin && <Link to="/admin">Admin</Link>}
+        <details className="account-menu">
+          <summary aria-label="Cont">{profile?.name ?? 'Cont'}</summary>
+          <div className="menu">
+            <Link to="/settings">Settări</Link>
+            <Link to="/reporting">Progress</Link>
+            {isAdmin && <Link to="/admin">Admin Panel</Link>}
+            <button
+              type="button"
+              onClick={async () => {
+                await signOut();
+                nav('/login');
+              }}
+            >
+              Sign Out
+            </button>
+          </div>
+        </details>
+      </nav>
+    </header>
+  );
+}
+
 export function App() {
-  return <main>Casus v0.1</main>;
+  return (
+    <AuthProvider>
+      <BrowserRouter>
+        <Routes>
+          <Route path="/" element={<Navigate to="/login" replace />} />
+          <Route path="/login" element={<LoginPage />} />
+          <Route path="/signup" element={<SignupPage />} />
+          <Route path="/reset-password" element={<ResetPasswordPage />} />
+          <Route path="/dashboard" element={<Protected><Dashboard /></Protected>} />
+          <Route path="/admin" element={<Protected><Admin /></Protected>} />
+          <Route path="/reporting" element={<Protected><Reporting /></Protected>} />
+          <Route path="/case-generator" element={<Protected><Generator /></Protected>} />
+          <Route path="/settings" element={<Protected><Settings /></Protected>} />
+          <Route path="*" element={<Navigate to="/login" replace />} />
+        </Routes>
+      </BrowserRouter>
+      <Toaster />
+    </AuthProvider>
+  );
 }

@@ -1,0 +1,102 @@
+import { useEffect, useState } from 'react';
+import { Link } from 'react-router-dom';
+import { supabase } from '../../lib/supabase';
+import { useAuth } from '../../lib/auth/store';
+import { toast } from '../../components/ui/toast';
+
+type UserRow = { id: string; email: string; name: string; username: string; university_code: string | null; is_admin: boolean; role: string; created_at: string };
+type FeedbackRow = { id: string; email: string | null; body: string; created_at: string };
+
+const ROLE_LABEL: Record<string, string> = { user: 'User', moderator: 'Moderator', admin: 'Admin' };
+
+export default function Admin() {
+  const { profile, loading } = useAuth();
+  const [users, setUsers] = useState<UserRow[] | null>(null);
+  const [feedback, setFeedback] = useState<FeedbackRow[] | null>(null);
+  const [err, setErr] = useState<string[]>([]);
+  const isAdmin = profile?.role === 'admin' || profile?.is_admin;
+  useEffect(() => {
+    if (!isAdmin) return;
+    const sb = supabase();
+    const load = () => {
+      sb.from('user_profiles').select('id, email, name, username, university_code, is_admin, role, created_at').order('created_at', { ascending: true })
+        .then(({ data, error }) => (error ? setErr((e) => [...e, 'Failed to load users']) : setUsers(data as UserRow[])));
+      sb.from('feedback').select('id, email, body, created_at').order('created_at', { ascending: false })
+        .then(({ data, error }) => (error ? setErr((e) => [...e, 'Failed to load feedback']) : setFeedback(data as FeedbackRow[])));
+    };
+    load();
+    // Live: new feedback and sign-ups appear without a reload.
+    const ch = sb.channel('admin-live')
+      .on('postgres_changes', { event: '*', schema: 'public', table: 'feedback' }, load)
+      .on('postgres_changes', { event: '*', schema: 'public', table: 'user_profiles' }, load)
+      .subscribe();
+    return () => {
+      sb.removeChannel(ch);
+    };
+  }, [isAdmin]);
+  if (loading) return null;
+  if (!isAdmin) {
+    return (
+      <main className="page">
+        <section className="card">
+          <h1>Access Denied</h1>
+          <p>You do not have permission to access this page.</p>
+          <Link to="/dashboard">Înapoi la dashboard</Link>
+        </section>
+      </main>
+    );
+  }
+  const changeRole = async (u: UserRow, role: string) => {
+    const { error } = await supabase().rpc('update_user_role', { p_user_id: u.id, p_new_role: role });
+    if (error) {
+      toast.error('Eroare la actualizarea rolului', error.message || 'Eroare necunoscută');
+      return;
+    }
+    toast.success('Rol actualizat cu succes', `${u.name || u.email} este acum ${ROLE_LABEL[role]}.`);
+    setUsers((list) => list?.map((x) => (x.id === u.id ? { ...x, role, is_admin: role === 'admin' } : x)) ?? null);
+  };
+  return (
+    <main className="page admin">
+      {err.map((e) => <p key={e} className="error">{e}</p>)}
+      <section className="card">
+        <h2>Users <span className="count">{users?.length ?? 0}</span></h2>
+        <table>
+          <thead><tr><th>Email</th><th>Name</th><th>Username</th><th>University</th><th>Role</th><th>Joined</th></tr></thead>
+          <tbody>
+            {users?.map((u) => (
+              <tr key={u.id}>
+                <td>{u.email}</td><td>{u.name}</td><td>{u.username}</td><td>{u.university_code}</td>
+                <td>
+                  <select aria-label={`Rol pentru ${u.email}`} value={u.role || (u.is_admin ? 'admin' : 'user')} onChange={(e) => changeRole(u, e.target.value)}>
+                    <option value="user">User</option><option value="moderator">Moderator</option><option value="admin">Admin</option>
+                  </select>
+                </td>
+                <td>{new Date(u.created_at).toLocaleDateString('ro-RO')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+      <section className="card">
+        <h2>User Feedback <span className="count">{feedback?.length ?? 0}</span></h2>
+        {feedback && feedback.length === 0 && <p className="muted">No feedback submitted yet</p>}
+        <table>
+          <tbody>
+            {feedback?.map((f) => (
+              <tr key={f.id}>
+                <td>{new Date(f.created_at).toLocaleString('ro-RO')}</td>
+                <td>{f.email ?? 'Anonymous'}</td>
+                <td className="clamp3">{f.body}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+      <div className="cards">
+        {['Analytics', 'Case Management', 'System Settings'].map((t) => (
+          <section className="card" key={t}><h3>{t}</h3><p className="muted">Coming soon...</p></section>
+        ))}
+      </div>
+    </main>
+  );
+}

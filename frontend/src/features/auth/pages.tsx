@@ -1,0 +1,266 @@
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { Link, useNavigate } from 'react-router-dom';
+import { supabase } from '../../lib/supabase';
+import { useAuth } from '../../lib/auth/store';
+import { MIN_USERNAME, validateForgot, validateLogin, validateReset, validateSignup, type UsernameStatus } from '../../lib/validation';
+import { Dialog } from '../../components/ui/dialog';
+import { FeedbackButton } from '../feedback/FeedbackDialog';
+
+const GENERIC = 'A apărut o eroare. Te rog încearcă din nou.';
+
+function Brand() {
+  return (
+    <div className="brand">
+      <span className="logo" aria-hidden>⚖</span>
+      <h1>Casus</h1>
+      <span className="badge">v0.1</span>
+    </div>
+  );
+}
+
+export function Tagline() {
+  return (
+    <>
+      <p className="tagline">Platforma AI pentru studenții la drept: devino un jurist mai bun, treci examenele și acumulează cunoștințe.</p>
+      <p className="beta-note">Versiune beta, experimentală: poate conține erori.</p>
+    </>
+  );
+}
+
+export function LoginPage() {
+  const { signIn, user } = useAuth();
+  const nav = useNavigate();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [forgot, setForgot] = useState(false);
+  useEffect(() => {
+    if (user) nav('/dashboard', { replace: true });
+  }, [user, nav]);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const v = validateLogin(email, password);
+    setError(v);
+    if (v) return;
+    setBusy(true);
+    try {
+      await signIn(email, password);
+      nav('/dashboard');
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main className="auth-page">
+      <form className="card auth-card" onSubmit={submit} noValidate>
+        <Brand />
+        <Tagline />
+        <label>
+          Email
+          <input type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} />
+        </label>
+        <label>
+          Parolă
+          <input type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+        </label>
+        {error && <p className="error" role="alert">{error}</p>}
+        <button className="primary" disabled={busy}>{busy ? 'Se conectează...' : 'Conectare'}</button>
+        <button type="button" className="link" onClick={() => setForgot(true)}>Ai uitat parola?</button>
+        <p>
+          Nu ai cont? <Link to="/signup">Creează un cont</Link>
+        </p>
+        <FeedbackButton />
+      </form>
+      <ForgotPasswordDialog open={forgot} onClose={() => setForgot(false)} />
+    </main>
+  );
+}
+
+type University = { code: string; name: string; category: 'Public' | 'Private' | 'Other' };
+
+export function SignupPage() {
+  const { signUp } = useAuth();
+  const nav = useNavigate();
+  const [f, setF] = useState({ name: '', username: '', universityCode: '', email: '', password: '', confirmPassword: '' });
+  const [unis, setUnis] = useState<University[]>([]);
+  const [status, setStatus] = useState<UsernameStatus>('unknown');
+  const [error, setError] = useState<string | null>(null);
+  const [success, setSuccess] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const seq = useRef(0);
+  useEffect(() => {
+    supabase().from('universities').select('code, name, category').order('position').then(({ data }) => setUnis((data as University[]) ?? []));
+  }, []);
+  // Live availability from 3 characters, with the spec's fallback lookup on error.
+  useEffect(() => {
+    const u = f.username.trim();
+    const my = ++seq.current;
+    if (u.length < MIN_USERNAME) return;
+    const t = setTimeout(async () => {
+      const sb = supabase();
+      const { data, error } = await sb.rpc('is_username_available', { p_username: u });
+      let next: UsernameStatus;
+      if (!error) next = data ? 'available' : 'taken';
+      else {
+        const fb = await sb.from('user_profiles').select('id').ilike('username', u).limit(1);
+        next = fb.error ? 'unknown' : fb.data && fb.data.length > 0 ? 'taken' : 'available';
+      }
+      if (my === seq.current) setStatus(next);
+    }, 300);
+    return () => clearTimeout(t);
+  }, [f.username]);
+  const groups = useMemo(
+    () => [
+      ['Public Universities', unis.filter((u) => u.category === 'Public')],
+      ['Private Universities', unis.filter((u) => u.category === 'Private')],
+      ['Other', unis.filter((u) => u.category === 'Other')],
+    ] as const,
+    [unis],
+  );
+  const set = (k: keyof typeof f) => (e: { target: { value: string } }) => {
+    setF({ ...f, [k]: e.target.value });
+    if (k === 'username') setStatus(e.target.value.trim().length < MIN_USERNAME ? 'unknown' : 'checking');
+  };
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const v = validateSignup(f, status, unis.map((u) => u.code));
+    setError(v);
+    if (v) return;
+    const uni = unis.find((u) => u.code === f.universityCode)!;
+    setBusy(true);
+    try {
+      await signUp(f.email, f.password, { name: f.name.trim(), username: f.username.trim(), university_code: uni.code, university_category: uni.category, university_name: uni.name });
+      setSuccess('Account created successfully! Check your email to confirm. Redirecting to login...');
+      setTimeout(() => nav('/login'), 2000);
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main className="auth-page">
+      <form className="card auth-card" onSubmit={submit} noValidate>
+        <Brand />
+        <h2>Creează un cont</h2>
+        <label>Nume complet<input value={f.name} onChange={set('name')} autoComplete="name" /></label>
+        <label>
+          Nume de utilizator
+          <input value={f.username} onChange={set('username')} autoComplete="username" aria-describedby="username-status" />
+          <span id="username-status" className={`username-${status}`} aria-live="polite">
+            {status === 'checking' && 'Se verifică...'}
+            {status === 'available' && 'Disponibil'}
+            {status === 'taken' && 'Indisponibil'}
+          </span>
+        </label>
+        <label>
+          Universitate
+          <select value={f.universityCode} onChange={set('universityCode')}>
+            <option value="">Alege universitatea</option>
+            {groups.map(([label, list]) => (
+              <optgroup key={label} label={label}>
+                {list.map((u) => (
+                  <option key={u.code} value={u.code}>{u.name}</option>
+                ))}
+              </optgroup>
+            ))}
+          </select>
+        </label>
+        <label>Email<input type="email" value={f.email} onChange={set('email')} autoComplete="email" /></label>
+        <label>Parolă<input type="password" value={f.password} onChange={set('password')} autoComplete="new-password" /></label>
+        <label>Confirmă parola<input type="password" value={f.confirmPassword} onChange={set('confirmPassword')} autoComplete="new-password" /></label>
+        {error && <p className="error" role="alert">{error}</p>}
+        {success && <p className="success" role="status">{success}</p>}
+        <button className="primary" disabled={busy || !!success}>{busy ? 'Se creează contul...' : 'Creează cont'}</button>
+        <p>
+          Ai deja cont? <Link to="/login">Conectează-te</Link>
+        </p>
+      </form>
+    </main>
+  );
+}
+
+export function ForgotPasswordDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const [email, setEmail] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [sent, setSent] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const v = validateForgot(email);
+    setError(v);
+    if (v) return;
+    setBusy(true);
+    const { error } = await supabase().auth.resetPasswordForEmail(email.trim(), { redirectTo: `${window.location.origin}/reset-password` });
+    setBusy(false);
+    if (error) {
+      setError(GENERIC);
+      return;
+    }
+    setSent(true);
+    setTimeout(() => {
+      setSent(false);
+      setEmail('');
+      onClose();
+    }, 3000);
+  };
+  return (
+    <Dialog open={open} onClose={onClose} title="Resetare parolă">
+      <form onSubmit={submit} noValidate>
+        <p>Introdu adresa de email și îți trimitem un link de resetare.</p>
+        <label>Email<input type="email" value={email} onChange={(e) => setEmail(e.target.value)} /></label>
+        {error && <p className="error" role="alert">{error}</p>}
+        {sent && <p className="success" role="status">Email trimis!</p>}
+        <div className="row">
+          <button type="button" onClick={onClose}>Anulează</button>
+          <button className="primary" disabled={busy || sent}>Trimite linkul</button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+export function ResetPasswordPage() {
+  const nav = useNavigate();
+  const { session, loading } = useAuth();
+  const [pw, setPw] = useState('');
+  const [confirm, setConfirm] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState(false);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const v = validateReset(pw, confirm);
+    setError(v);
+    if (v) return;
+    const { error } = await supabase().auth.updateUser({ password: pw });
+    if (error) {
+      setError(GENERIC);
+      return;
+    }
+    setDone(true);
+    setTimeout(() => nav('/dashboard'), 2000);
+  };
+  return (
+    <main className="auth-page">
+      <form className="card auth-card" onSubmit={submit} noValidate>
+        <Brand />
+        <h2>Setează o parolă nouă</h2>
+        {!loading && !session && !done ? (
+          <p className="error" role="alert">Link-ul de resetare este invalid sau a expirat. Te rog solicită un nou link.</p>
+        ) : (
+          <>
+            <label>Parola nouă<input type="password" value={pw} onChange={(e) => setPw(e.target.value)} autoComplete="new-password" /></label>
+            <label>Confirmă parola<input type="password" value={confirm} onChange={(e) => setConfirm(e.target.value)} autoComplete="new-password" /></label>
+            {error && <p className="error" role="alert">{error}</p>}
+            {done && <p className="success" role="status">Parolă actualizată!</p>}
+            <button className="primary" disabled={done}>Salvează parola</button>
+          </>
+        )}
+        <Link to="/login">Înapoi la conectare</Link>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,76 @@
+import { supabase } from '../../lib/supabase';
+
+export type CaseRow = {
+  id: string;
+  case_code: string;
+  title: string;
+  level: string;
+  week_number: number;
+  verified: boolean;
+  category: string | null;
+  subcategory: string | null;
+  domain: string;
+  created_at: string;
+};
+
+export type CaseFull = CaseRow & {
+  legal_problem: string;
+  case_description: string;
+  question: string;
+  articles: { article_number: string; article_reference: string }[];
+  steps: { step_number: number; step_description: string }[];
+  hints: { hint_number: number; hint_text: string }[];
+};
+
+export type Category = { id: string; domain: string; name: string; position: number; law_subcategories: { name: string; position: number }[] };
+export type Domain = { code: string; name: string; position: number };
+
+export async function loadTree(): Promise<{ domains: Domain[]; categories: Category[]; cases: CaseRow[] }> {
+  const sb = supabase();
+  const [d, c, cs] = await Promise.all([
+    sb.from('law_domains').select('code, name, position').order('position'),
+    sb.from('law_categories').select('id, domain, name, position, law_subcategories(name, position)').order('position').order('position', { referencedTable: 'law_subcategories' }),
+    sb.from('cases').select('id, case_code, title, level, week_number, verified, category, subcategory, domain, created_at').order('week_number').order('created_at'),
+  ]);
+  if (d.error || c.error || cs.error) throw d.error ?? c.error ?? cs.error;
+  return { domains: d.data as Domain[], categories: c.data as Category[], cases: cs.data as CaseRow[] };
+}
+
+// A complete case load: the case, its articles, steps and hints, in parallel.
+export async function loadCase(id: string): Promise<CaseFull | null> {
+  const sb = supabase();
+  const [c, a, s, h] = await Promise.all([
+    sb.from('cases').select('*').eq('id', id).maybeSingle(),
+    sb.from('case_articles').select('article_number, article_reference').eq('case_id', id).order('article_number'),
+    sb.from('case_analysis_steps').select('step_number, step_description').eq('case_id', id).order('step_number'),
+    sb.from('case_hints').select('hint_number, hint_text').eq('case_id', id).order('hint_number'),
+  ]);
+  if (c.error || !c.data) {
+    if (c.error) console.error('case load failed', c.error);
+    return null;
+  }
+  return { ...(c.data as CaseRow & CaseFull), articles: a.data ?? [], steps: s.data ?? [], hints: h.data ?? [] };
+}
+
+export type SearchResult = { id: string; case_code: string; title: string; level: string; verified: boolean; category: string | null; subcategory: string | null; domain: string };
+
+export async function searchCases(q: string): Promise<SearchResult[]> {
+  const { data, error } = await supabase().rpc('search_cases', { search_query: q.trim(), max_results: 10 });
+  if (error) throw error;
+  return data as SearchResult[];
+}
+
+export const levelColor = (level: string) => {
+  const l = level.toLowerCase();
+  if (l === 'ușor' || l === 'usor') return 'green';
+  if (l === 'mediu') return 'yellow';
+  if (l === 'dificil') return 'red';
+  return 'grey';
+};
+
+// Which code tab an article reference belongs to.
+export function codeOf(ref: string): 'codul_civil' | 'constitutia' | 'codul_penal' {
+  if (/C\.\s?pen\./i.test(ref)) return 'codul_penal';
+  if (/Const/i.test(ref)) return 'constitutia';
+  return 'codul_civil';
+}

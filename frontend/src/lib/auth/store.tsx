@@ -1,0 +1,103 @@
+import { createContext, useContext, useEffect, type ReactNode } from 'react';
+import type { Session, User } from '@supabase/supabase-js';
+import { create } from 'zustand';
+import { supabase } from '../supabase';
+
+export type Profile = {
+  id: string;
+  email: string;
+  name: string;
+  username: string;
+  is_admin: boolean;
+  role: 'user' | 'moderator' | 'admin';
+  university_code: string | null;
+  university_category: string | null;
+  university_name: string | null;
+  created_at: string;
+};
+
+type AuthState = {
+  user: User | null;
+  session: Session | null;
+  profile: Profile | null;
+  loading: boolean;
+};
+
+// Session state fed by onAuthStateChange (section 4): loading until the initial session
+// is known; the profile follows the user.
+export const useAuthStore = create<AuthState>(() => ({ user: null, session: null, profile: null, loading: true }));
+
+export async function fetchProfile(userId: string): Promise<Profile | null> {
+  const { data, error } = await supabase()
+    .from('user_profiles')
+    .select('id, email, name, username, is_admin, role, university_code, university_category, university_name, created_at')
+    .eq('id', userId)
+    .maybeSingle();
+  if (error) {
+    console.error('profile fetch failed', error);
+    return null;
+  }
+  if (data && !data.role) data.role = data.is_admin ? 'admin' : 'user';
+  return data as Profile | null;
+}
+
+function startAuthListener() {
+  const sb = supabase();
+  const apply = async (session: Session | null) => {
+    const user = session?.user ?? null;
+    useAuthStore.setState({ session, user });
+    const profile = user ? await fetchProfile(user.id) : null;
+    useAuthStore.setState({ profile, loading: false });
+  };
+  sb.auth.getSession().then(({ data }) => apply(data.session));
+  const { data } = sb.auth.onAuthStateChange((event, session) => {
+    if (event === 'INITIAL_SESSION') return;
+    // Defer: supabase-js must not be called back into from inside its own callback.
+    setTimeout(() => apply(session), 0);
+  });
+  return () => data.subscription.unsubscribe();
+}
+
+const AuthContext = createContext<boolean>(false);
+
+export function AuthProvider({ children }: { children: ReactNode }) {
+  useEffect(() => startAuthListener(), []);
+  return <AuthContext.Provider value={true}>{children}</AuthContext.Provider>;
+}
+
+export type SignUpDetails = { name: string; username: string; university_code: string; university_category: string; university_name: string };
+
+export function useAuth() {
+  if (!useContext(AuthContext)) throw new Error('useAuth must be used within an AuthProvider');
+  const state = useAuthStore();
+  return {
+    ...state,
+    signIn: async (email: string, password: string) => {
+      const { error } = await supabase().auth.signInWithPassword({ email: email.trim(), password });
+      if (error) throw error;
+    },
+    signUp: async (email: string, password: string, d: SignUpDetails) => {
+      const sb = supabase();
+      const { data, error } = await sb.auth.signUp({
+        email: email.trim(),
+        password,
+        options: { data: d, emailRedirectTo: `${window.location.origin}/login` },
+      });
+      if (error) throw error;
+      if (!data.user) throw new Error('User creation failed');
+      const { error: pErr } = await sb.rpc('create_user_profile', {
+        p_id: data.user.id,
+        p_email: email.trim(),
+        p_name: d.name.trim(),
+        p_username: d.username.trim(),
+        p_university_code: d.university_code,
+        p_university_category: d.university_category,
+        p_university_name: d.university_name,
+      });
+      if (pErr) throw new Error('Failed to create user profile: ' + pErr.message);
+    },
+    signOut: async () => {
+      await supabase().auth.signOut();
+    },
+  };
+}

@@ -1,0 +1,87 @@
+// The spec's validation rules (section 5), in its order and with its messages.
+
+export const MIN_PASSWORD = 6;
+export const MIN_NAME = 2;
+export const MIN_USERNAME = 3;
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const USERNAME_RE = /^[A-Za-z0-9_]+$/;
+
+export const isEmail = (s: string) => EMAIL_RE.test(s.trim());
+
+export function validateLogin(email: string, password: string): string | null {
+  if (!email.trim() || !password) return 'Please fill in all fields';
+  if (!isEmail(email)) return 'Please enter a valid email address';
+  if (password.length < MIN_PASSWORD) return 'Password must be at least 6 characters';
+  return null;
+}
+
+export type SignupForm = {
+  name: string;
+  username: string;
+  universityCode: string;
+  email: string;
+  password: string;
+  confirmPassword: string;
+};
+
+export type UsernameStatus = 'unknown' | 'checking' | 'available' | 'taken';
+
+export function validateSignup(f: SignupForm, usernameStatus: UsernameStatus, knownCodes: string[]): string | null {
+  if (!f.name.trim() || !f.username.trim() || !f.universityCode || !f.email.trim() || !f.password || !f.confirmPassword) {
+    return 'Please fill in all fields';
+  }
+  if (f.name.trim().length < MIN_NAME) return 'Name must be at least 2 characters';
+  if (f.username.trim().length < MIN_USERNAME) return 'Username must be at least 3 characters';
+  if (!USERNAME_RE.test(f.username.trim())) return 'Username can only contain letters, numbers, and underscores';
+  if (usernameStatus === 'taken') return 'Username is already taken';
+  if (!isEmail(f.email)) return 'Please enter a valid email address';
+  if (f.password.length < MIN_PASSWORD) return 'Password must be at least 6 characters';
+  if (f.password !== f.confirmPassword) return 'Passwords do not match';
+  if (!knownCodes.includes(f.universityCode)) return 'Please select a university';
+  return null;
+}
+
+export function validateForgot(email: string): string | null {
+  if (!email.trim()) return 'Te rog introdu adresa de email';
+  if (!isEmail(email)) return 'Te rog introdu o adresă de email validă';
+  return null;
+}
+
+export function validateReset(password: string, confirm: string): string | null {
+  if (!password || !confirm) return 'Te rog completează ambele câmpuri';
+  if (password.length < MIN_PASSWORD) return 'Parola trebuie să aibă cel puțin 6 caractere';
+  if (password !== confirm) return 'Parolele nu se potrivesc';
+  return null;
+}
+
+export function validateFeedback(body: string, email: string): string | null {
+  if (!body.trim()) return 'Feedback-ul nu poate fi gol';
+  if (email.trim() && !isEmail(email)) return 'Te rog introdu o adresă de email validă';
+  return null;
+}
+
+// Search runs only from 2 characters (trimmed).
+export const SEARCH_MIN = 2;
+export const SEARCH_DEBOUNCE_MS = 300;
+export const shouldSearch = (q: string) => q.trim().length >= SEARCH_MIN;
+
+// Grade bands (section 9).
+export function gradeBand(score: number): string {
+  if (score >= 90) return 'Excelent';
+  if (score >= 80) return 'Foarte bine';
+  if (score >= 70) return 'Bine';
+  if (score >= 60) return 'Satisfăcător';
+  return 'Nesatisfăcător';
+}
+
+export const isCompleted = (scoreValue: number | null | undefined) => (scoreValue ?? 0) > 50;
+
+// Code viewer divider: 150 px to 80 % of the window, default 400.
+export const VIEWER_MIN = 150;
+export const VIEWER_DEFAULT = 400;
+export function clampViewer(h: number, windowHeight: number): number {
+  return Math.round(Math.min(Math.max(h, VIEWER_MIN), windowHeight * 0.8));
+}
+
+// "Caz 3: Titlu" → "Titlu" for the sidebar.
+export const stripCasePrefix = (title: string) => title.replace(/^Caz\s+\d+\s*:\s*/i, '');
