@@ -54,7 +54,7 @@ export function LoginPage() {
     }
   };
   return (
-    <main className="auth-page">
+    <main className="auth-page login">
       <form className="card auth-card" onSubmit={submit} noValidate>
         <Brand />
         <Tagline />
@@ -72,8 +72,9 @@ export function LoginPage() {
         <p>
           Nu ai cont? <Link to="/signup">Creează un cont</Link>
         </p>
-        <FeedbackButton />
       </form>
+      {/* Outside the login form: a dialog's form must not nest in another form. */}
+      <FeedbackButton />
       <ForgotPasswordDialog open={forgot} onClose={() => setForgot(false)} />
     </main>
   );

@@ -1,0 +1,65 @@
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createClient } from '@supabase/supabase-js';
+import WebSocket from 'ws';
+import fs from 'node:fs';
+
+export const base = process.env.CASUS_URL!;
+const sinkUrl = process.env.SMTP_SINK_URL!;
+if (!('WebSocket' in globalThis)) (globalThis as { WebSocket?: unknown }).WebSocket = WebSocket;
+
+export const admin = createClient(base, process.env.SERVICE_ROLE_KEY!, { auth: { persistSession: false, autoRefreshToken: false } });
+
+export async function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+// step runs a test body and leaves a screenshot under test-output/ when it fails.
+export async function step(page: Page, name: string, body: () => Promise<void>) {
+  try {
+    await body();
+  } catch (err) {
+    fs.mkdirSync('test-output', { recursive: true });
+    await page.screenshot({ path: `test-output/${name.replace(/\W+/g, '-')}.png`, fullPage: true }).catch(() => {});
+    throw err;
+  }
+}
+
+export async function mailLink(address: string, count = 1): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const mails = (await (await fetch(`${sinkUrl}/messages?to=${encodeURIComponent(address)}`)).json()) as { link: string }[];
+    if (mails.length >= count) return mails[count - 1].link;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('no mail for ' + address);
+}
+
+let n = 0;
+export const unique = (p: string) => `${p}${Date.now() % 1_000_000}${n++}`;
+
+// A confirmed student with a profile, made through the admin API and the RPC.
+export async function makeStudent(role: 'user' | 'admin' = 'user') {
+  const username = unique('stud_');
+  const email = `${username}@example.ro`;
+  const { data, error } = await admin.auth.admin.createUser({ email, password: 'parola1', email_confirm: true });
+  if (error) throw error;
+  const p = await admin.rpc('create_user_profile', { p_id: data.user!.id, p_email: email, p_name: 'Student ' + username, p_username: username, p_university_code: 'UB', p_university_category: 'Public', p_university_name: 'Universitatea din București' });
+  if (p.error) throw p.error;
+  if (role === 'admin') {
+    const r = await admin.from('user_profiles').update({ role: 'admin' }).eq('id', data.user!.id);
+    if (r.error) throw r.error;
+  }
+  return { email, username, id: data.user!.id, password: 'parola1' };
+}
+
+export async function login(ctx: BrowserContext, email: string, password: string): Promise<Page> {
+  const page = await ctx.newPage();
+  await page.goto(base + '/login');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Parolă').fill(password);
+  await page.getByRole('button', { name: 'Conectare' }).click();
+  await page.waitForURL('**/dashboard');
+  return page;
+}
