@@ -109,3 +109,13 @@ update auth.flow_state set auth_code_issued_at = now(), updated_at = now() where
 
 -- name: FlowStateTake :one
 delete from auth.flow_state where auth_code = $1 returning *;
+
+-- name: SessionUserFull :one
+-- The user of a live session with its identities in GoTrue's shape, in one round trip.
+select u.*, coalesce((select json_agg(json_build_object(
+    'identity_id', i.id, 'id', i.provider_id, 'user_id', i.user_id, 'identity_data', i.identity_data,
+    'provider', i.provider, 'last_sign_in_at', i.last_sign_in_at, 'created_at', i.created_at,
+    'updated_at', i.updated_at, 'email', i.email) order by i.created_at)
+  from auth.identities i where i.user_id = u.id), '[]')::text as identities_json
+from auth.users u join auth.sessions s on s.user_id = u.id
+where s.id = sqlc.arg(session_id) and u.id = sqlc.arg(user_id) and u.deleted_at is null;

@@ -55,9 +55,12 @@ func OpenPools(ctx context.Context, databaseURL string, secret []byte, maxConns 
 	if err != nil {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
 	}
-	if maxConns > 0 {
-		ownerCfg.MaxConns = maxConns
+	// pgx defaults to max(4, CPUs), which starves concurrent requests on small machines
+	// (a bcrypt-bound sign-in holds its connection); PostgREST's default pool is 10.
+	if maxConns <= 0 {
+		maxConns = 16
 	}
+	ownerCfg.MaxConns = maxConns
 	owner, err := pgxpool.NewWithConfig(ctx, ownerCfg)
 	if err != nil {
 		return nil, err

@@ -51,7 +51,7 @@ func (s *Server) adminList(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := make([]any, 0, len(users))
 	for _, u := range users {
-		out = append(out, s.userJSON(ctx, u))
+		out = append(out, s.userJSON(ctx, s.q, u))
 	}
 	w.Header().Set("X-Total-Count", strconv.FormatInt(total, 10))
 	httpx.WriteJSON(w, 200, map[string]any{"users": out, "aud": "authenticated"})
@@ -104,7 +104,7 @@ func (s *Server) adminCreate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, 200, s.userJSON(ctx, u))
+	httpx.WriteJSON(w, 200, s.userJSON(ctx, s.q, u))
 	return nil
 }
 
@@ -125,7 +125,7 @@ func (s *Server) adminGet(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, 200, s.userJSON(r.Context(), u))
+	httpx.WriteJSON(w, 200, s.userJSON(r.Context(), s.q, u))
 	return nil
 }
 
@@ -174,7 +174,7 @@ func (s *Server) adminUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, 200, s.userJSON(ctx, u))
+	httpx.WriteJSON(w, 200, s.userJSON(ctx, s.q, u))
 	return nil
 }
 

@@ -82,7 +82,7 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 		u, _ := s.q.UserGetByID(ctx, existing.ID)
-		httpx.WriteJSON(w, 200, s.userJSON(ctx, u))
+		httpx.WriteJSON(w, 200, s.userJSON(ctx, s.q, u))
 		return nil
 	case !errors.Is(err, pgx.ErrNoRows):
 		return err
@@ -134,7 +134,7 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	u, _ = s.q.UserGetByID(ctx, u.ID)
-	httpx.WriteJSON(w, 200, s.userJSON(ctx, u))
+	httpx.WriteJSON(w, 200, s.userJSON(ctx, s.q, u))
 	return nil
 }
 
@@ -285,7 +285,7 @@ func (s *Server) tokenRefresh(w http.ResponseWriter, r *http.Request) error {
 				return err
 			}
 		}
-		out, err = s.tokenResponse(ctx, u, rt.SessionID, next, "password")
+		out, err = s.tokenResponse(ctx, q, u, rt.SessionID, next, "password")
 		return err
 	})
 	if reused {
@@ -364,12 +364,23 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// getUser is the hot path of every page load: one query for user, session and identities.
 func (s *Server) getUser(w http.ResponseWriter, r *http.Request) error {
-	u, _, err := s.currentUser(r)
+	_, uid, sid, err := s.verifyUserToken(r)
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, 200, s.userJSON(r.Context(), u))
+	row, err := s.q.SessionUserFull(r.Context(), dbsqlc.SessionUserFullParams{SessionID: sid, UserID: uid})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return errSessionNotFound
+	}
+	if err != nil {
+		return err
+	}
+	u := dbsqlc.AuthUser{ID: row.ID, Email: row.Email, EmailConfirmedAt: row.EmailConfirmedAt, ConfirmedAt: row.ConfirmedAt,
+		ConfirmationSentAt: row.ConfirmationSentAt, RecoverySentAt: row.RecoverySentAt, LastSignInAt: row.LastSignInAt,
+		RawAppMetaData: row.RawAppMetaData, RawUserMetaData: row.RawUserMetaData, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt}
+	httpx.WriteJSON(w, 200, userObject(u, json.RawMessage(row.IdentitiesJson)))
 	return nil
 }
 
@@ -415,7 +426,7 @@ func (s *Server) putUser(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, 200, s.userJSON(ctx, u))
+	httpx.WriteJSON(w, 200, s.userJSON(ctx, s.q, u))
 	return nil
 }
 

@@ -20,8 +20,26 @@ import (
 	"casus/server/internal/httpx"
 )
 
-// userJSON is GoTrue's user object.
-func (s *Server) userJSON(ctx context.Context, u dbsqlc.AuthUser) map[string]any {
+// userJSON is GoTrue's user object; q is the pool or the caller's transaction (taking a
+// second connection inside a transaction would deadlock a busy pool).
+func (s *Server) userJSON(ctx context.Context, q *dbsqlc.Queries, u dbsqlc.AuthUser) map[string]any {
+	identities := []any{}
+	if ids, err := q.IdentitiesByUser(ctx, u.ID); err == nil {
+		for _, i := range ids {
+			var data map[string]any
+			_ = json.Unmarshal(i.IdentityData, &data)
+			identities = append(identities, map[string]any{
+				"identity_id": uuidString(i.ID), "id": i.ProviderID, "user_id": uuidString(u.ID), "identity_data": data,
+				"provider": i.Provider, "last_sign_in_at": ts(i.LastSignInAt), "created_at": ts(i.CreatedAt),
+				"updated_at": ts(i.UpdatedAt), "email": deref(i.Email),
+			})
+		}
+	}
+	return userObject(u, identities)
+}
+
+// userObject assembles the user JSON from the row and its identities.
+func userObject(u dbsqlc.AuthUser, identities any) map[string]any {
 	id := uuidString(u.ID)
 	email := deref(u.Email)
 	var appMeta, userMeta map[string]any
@@ -32,18 +50,6 @@ func (s *Server) userJSON(ctx context.Context, u dbsqlc.AuthUser) map[string]any
 	}
 	if userMeta == nil {
 		userMeta = map[string]any{}
-	}
-	identities := []any{}
-	if ids, err := s.q.IdentitiesByUser(ctx, u.ID); err == nil {
-		for _, i := range ids {
-			var data map[string]any
-			_ = json.Unmarshal(i.IdentityData, &data)
-			identities = append(identities, map[string]any{
-				"identity_id": uuidString(i.ID), "id": i.ProviderID, "user_id": id, "identity_data": data,
-				"provider": i.Provider, "last_sign_in_at": ts(i.LastSignInAt), "created_at": ts(i.CreatedAt),
-				"updated_at": ts(i.UpdatedAt), "email": deref(i.Email),
-			})
-		}
 	}
 	return map[string]any{
 		"id": id, "aud": "authenticated", "role": "authenticated", "email": email, "phone": "",
@@ -76,14 +82,14 @@ func (s *Server) issueSession(ctx context.Context, r *http.Request, u dbsqlc.Aut
 		if err := q.UserSignedIn(ctx, u.ID); err != nil {
 			return err
 		}
-		out, err = s.tokenResponse(ctx, u, sid, refresh, method)
+		out, err = s.tokenResponse(ctx, q, u, sid, refresh, method)
 		return err
 	})
 	return out, err
 }
 
 // tokenResponse signs an access token for the session and builds the response body.
-func (s *Server) tokenResponse(ctx context.Context, u dbsqlc.AuthUser, sid pgtype.UUID, refresh, method string) (map[string]any, error) {
+func (s *Server) tokenResponse(ctx context.Context, q *dbsqlc.Queries, u dbsqlc.AuthUser, sid pgtype.UUID, refresh, method string) (map[string]any, error) {
 	now := time.Now()
 	exp := now.Add(s.d.Config.JWTExpiry)
 	var appMeta, userMeta map[string]any
@@ -105,27 +111,36 @@ func (s *Server) tokenResponse(ctx context.Context, u dbsqlc.AuthUser, sid pgtyp
 	}
 	return map[string]any{
 		"access_token": tok, "token_type": "bearer", "expires_in": int(s.d.Config.JWTExpiry.Seconds()),
-		"expires_at": exp.Unix(), "refresh_token": refresh, "user": s.userJSON(ctx, u),
+		"expires_at": exp.Unix(), "refresh_token": refresh, "user": s.userJSON(ctx, q, u),
 	}, nil
 }
 
-// currentUser verifies the bearer token and loads its user through its live session.
-func (s *Server) currentUser(r *http.Request) (dbsqlc.AuthUser, *authn.Claims, error) {
+// verifyUserToken checks the bearer token of a user request.
+func (s *Server) verifyUserToken(r *http.Request) (*authn.Claims, pgtype.UUID, pgtype.UUID, error) {
 	tok := authn.BearerToken(r)
 	if tok == "" {
-		return dbsqlc.AuthUser{}, nil, errNoAuth
+		return nil, pgtype.UUID{}, pgtype.UUID{}, errNoAuth
 	}
 	c, err := s.d.Keys.Verify(tok)
 	if err != nil {
 		if errors.Is(err, authn.ErrExpiredToken) {
-			return dbsqlc.AuthUser{}, nil, errExpiredJWT
+			return nil, pgtype.UUID{}, pgtype.UUID{}, errExpiredJWT
 		}
-		return dbsqlc.AuthUser{}, nil, errBadJWT
+		return nil, pgtype.UUID{}, pgtype.UUID{}, errBadJWT
 	}
 	uid, err1 := parseUUID(c.Subject)
 	sid, err2 := parseUUID(c.SessionID)
 	if err1 != nil || err2 != nil || c.Role != authn.RoleAuthenticated {
-		return dbsqlc.AuthUser{}, nil, errBadJWT
+		return nil, pgtype.UUID{}, pgtype.UUID{}, errBadJWT
+	}
+	return c, uid, sid, nil
+}
+
+// currentUser verifies the bearer token and loads its user through its live session.
+func (s *Server) currentUser(r *http.Request) (dbsqlc.AuthUser, *authn.Claims, error) {
+	c, uid, sid, err := s.verifyUserToken(r)
+	if err != nil {
+		return dbsqlc.AuthUser{}, nil, err
 	}
 	u, err := s.q.SessionUser(r.Context(), dbsqlc.SessionUserParams{SessionID: sid, UserID: uid})
 	if errors.Is(err, pgx.ErrNoRows) {

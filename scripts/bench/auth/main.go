@@ -1,0 +1,120 @@
+// Command auth benchmarks /auth/v1 on loopback against a casus server process, each
+// figure as a ratio to a baseline measured in the same run:
+//   - password sign-in throughput vs bcrypt comparisons per second at cost 10 (the
+//     ceiling: every sign-in is one bcrypt comparison);
+//   - refresh-token rotation throughput;
+//   - GET /auth/v1/user throughput vs a raw pgx lookup of the same user and session at
+//     the same concurrency.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/crypto/bcrypt"
+
+	"casus/scripts/bench/internal/benchutil"
+)
+
+const (
+	users    = 64
+	duration = 5 * time.Second
+)
+
+func main() {
+	ctx := context.Background()
+	dbURL, drop, err := benchutil.TempDatabase(ctx, "casus_bench_auth")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer drop()
+	srv, err := benchutil.StartServer(ctx, dbURL, "MAILER_AUTOCONFIRM=true", "RATE_LIMIT_ENABLED=false")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Stop()
+	anon := benchutil.Token("anon", "", time.Hour)
+	hdr := map[string]string{"apikey": anon, "Content-Type": "application/json"}
+	c := benchutil.Client(64)
+
+	type session struct{ access, refresh, id string }
+	sessions := make([]session, users)
+	for i := range sessions {
+		body, _ := json.Marshal(map[string]string{"email": fmt.Sprintf("bench%d@example.ro", i), "password": "parola-bench"})
+		b, err := benchutil.Do(c, "POST", srv.URL+"/auth/v1/signup", body, hdr)
+		if err != nil {
+			log.Fatal("signup: ", err)
+		}
+		var r struct {
+			AccessToken  string `json:"access_token"`
+			RefreshToken string `json:"refresh_token"`
+			User         struct{ ID string } `json:"user"`
+		}
+		_ = json.Unmarshal(b, &r)
+		sessions[i] = session{r.AccessToken, r.RefreshToken, r.User.ID}
+	}
+	fmt.Printf("auth benchmark: %d users, %s per figure, loopback, server pid %d\n\n", users, duration, srv.Cmd.Process.Pid)
+
+	// Baseline 1: bcrypt comparisons per second at cost 10, as many workers as sign-ins.
+	hash, _ := bcrypt.GenerateFromPassword([]byte("parola-bench"), 10)
+	const signConc = 8
+	bcryptRate, _, _ := benchutil.Run(signConc, duration, func(int) error { return bcrypt.CompareHashAndPassword(hash, []byte("parola-bench")) })
+	signRate, signLat, signErr := benchutil.Run(signConc, duration, func(w int) error {
+		body, _ := json.Marshal(map[string]string{"email": fmt.Sprintf("bench%d@example.ro", w), "password": "parola-bench"})
+		_, err := benchutil.Do(c, "POST", srv.URL+"/auth/v1/token?grant_type=password", body, hdr)
+		return err
+	})
+	fmt.Printf("bcrypt cost 10 (baseline):  %7.1f comparisons/s  (%d workers)\n", bcryptRate, signConc)
+	fmt.Printf("password sign-in:           %7.1f sign-ins/s     p50 %s p99 %s, errors %d\n", signRate, benchutil.MS(benchutil.Percentile(signLat, 50)), benchutil.MS(benchutil.Percentile(signLat, 99)), signErr)
+	fmt.Printf("ratio sign-in / bcrypt:     %7.2f   (target ≥ 0.9)\n\n", signRate/bcryptRate)
+
+	// Refresh rotation: each worker rotates its own chain.
+	const conc = 32
+	refresh := make([]string, conc)
+	for i := range refresh {
+		refresh[i] = sessions[i].refresh
+	}
+	refRate, refLat, refErr := benchutil.Run(conc, duration, func(w int) error {
+		body, _ := json.Marshal(map[string]string{"refresh_token": refresh[w]})
+		b, err := benchutil.Do(c, "POST", srv.URL+"/auth/v1/token?grant_type=refresh_token", body, hdr)
+		if err != nil {
+			return err
+		}
+		var r struct {
+			RefreshToken string `json:"refresh_token"`
+		}
+		_ = json.Unmarshal(b, &r)
+		refresh[w] = r.RefreshToken
+		return nil
+	})
+	fmt.Printf("refresh-token rotation:     %7.1f refreshes/s    p50 %s p99 %s, errors %d (%d workers)\n\n", refRate, benchutil.MS(benchutil.Percentile(refLat, 50)), benchutil.MS(benchutil.Percentile(refLat, 99)), refErr, conc)
+
+	// GET /user vs the same lookup straight through pgx. Fresh sign-ins: the refresh run
+	// rotated the first sessions' tokens, access tokens stay valid.
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()
+	userHdr := make([]map[string]string, users)
+	for i := range userHdr {
+		userHdr[i] = map[string]string{"apikey": anon, "Authorization": "Bearer " + sessions[i].access}
+	}
+	const lookup = `select u.id, u.email, u.raw_user_meta_data, u.raw_app_meta_data from auth.users u join auth.sessions s on s.user_id = u.id where s.user_id = $1 limit 1`
+	rawRate, rawLat, rawErr := benchutil.Run(conc, duration, func(w int) error {
+		var id, email string
+		var a, b []byte
+		return pool.QueryRow(ctx, lookup, sessions[w%users].id).Scan(&id, &email, &a, &b)
+	})
+	userRate, userLat, userErr := benchutil.Run(conc, duration, func(w int) error {
+		_, err := benchutil.Do(c, "GET", srv.URL+"/auth/v1/user", nil, userHdr[w%users])
+		return err
+	})
+	fmt.Printf("raw pgx user lookup (base): %7.1f lookups/s     p50 %s p99 %s, errors %d (%d workers)\n", rawRate, benchutil.MS(benchutil.Percentile(rawLat, 50)), benchutil.MS(benchutil.Percentile(rawLat, 99)), rawErr, conc)
+	fmt.Printf("GET /auth/v1/user:          %7.1f requests/s    p50 %s p99 %s, errors %d\n", userRate, benchutil.MS(benchutil.Percentile(userLat, 50)), benchutil.MS(benchutil.Percentile(userLat, 99)), userErr)
+	fmt.Printf("ratio /user / raw lookup:   %7.2f   (target ≥ 0.4)\n", userRate/rawRate)
+}
