@@ -50,8 +50,8 @@ func main() {
 			log.Fatal("signup: ", err)
 		}
 		var r struct {
-			AccessToken  string `json:"access_token"`
-			RefreshToken string `json:"refresh_token"`
+			AccessToken  string              `json:"access_token"`
+			RefreshToken string              `json:"refresh_token"`
 			User         struct{ ID string } `json:"user"`
 		}
 		_ = json.Unmarshal(b, &r)
