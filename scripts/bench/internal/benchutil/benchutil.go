@@ -4,7 +4,9 @@ package benchutil
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"net"
@@ -136,6 +138,14 @@ func (s *Server) RSS() int64 {
 		}
 	}
 	return 0
+}
+
+// AuthenticatorPassword is the authenticator role's password the server derives from
+// the benchmark secret (same derivation as server/internal/db).
+func AuthenticatorPassword() string {
+	m := hmac.New(sha256.New, []byte(Secret))
+	m.Write([]byte("casus authenticator role"))
+	return hex.EncodeToString(m.Sum(nil))
 }
 
 // Token signs a JWT for a role (and subject, for users).

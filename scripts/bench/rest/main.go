@@ -1,0 +1,141 @@
+// Command rest benchmarks /rest/v1 on loopback against a casus server process with
+// 10,000 cases (each with articles, steps and hints). For each request shape it runs the
+// same work directly through pgx — one transaction with the role and claims settings,
+// then the equivalent statement — and prints REST as a ratio to that raw baseline.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"casus/scripts/bench/internal/benchutil"
+)
+
+const (
+	conc     = 32
+	duration = 4 * time.Second
+	student  = "5e1b7c2a-3d4f-4a6b-8c9d-0e1f2a3b4c5d"
+)
+
+func main() {
+	ctx := context.Background()
+	dbURL, drop, err := benchutil.TempDatabase(ctx, "casus_bench_rest")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer drop()
+	srv, err := benchutil.StartServer(ctx, dbURL, "RATE_LIMIT_ENABLED=false")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Stop()
+	owner, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer owner.Close()
+	t0 := time.Now()
+	if _, err := owner.Exec(ctx, `
+		insert into auth.users (id, email, aud, role) values ('`+student+`', 'bench@example.ro', 'authenticated', 'authenticated');
+		insert into public.cases (case_code, title, level, week_number, domain, category, subcategory, verified, legal_problem, case_description, question)
+		select 'CIV' || (1 + g % 12) || 'B' || g, 'Caz ' || g || ': Răspunderea pentru fapta proprie nr ' || g, (array['Ușor','Mediu','Dificil'])[1 + g % 3],
+		       1 + g % 12, 'civil', 'Răspunderea civilă', 'Fapta proprie', true, 'Problemă ' || g, repeat('Text al spetei. ', 40), 'Întrebare?'
+		from generate_series(1, 10000) g;
+		insert into public.case_articles (case_id, article_number, article_reference) select id, n::text, 'Art. ' || n || ' C.civ.' from public.cases, generate_series(1349, 1351) n;
+		insert into public.case_analysis_steps (case_id, step_number, step_description) select id, n, 'Pasul ' || n from public.cases, generate_series(1, 4) n;
+		insert into public.case_hints (case_id, hint_number, hint_text) select id, n, 'Indiciul ' || n from public.cases, generate_series(1, 2) n;
+		analyze;`); err != nil {
+		log.Fatal(err)
+	}
+	var caseID string
+	_ = owner.QueryRow(ctx, "select id from public.cases where case_code = 'CIV9B5000'").Scan(&caseID)
+	fmt.Printf("rest benchmark: 10,000 cases + 30,000 articles + 40,000 steps + 20,000 hints loaded in %s; %d clients, %s per figure\n\n", time.Since(t0).Round(time.Millisecond), conc, duration)
+
+	// The raw baseline connects as authenticator, like the server's API pool.
+	cfg, _ := pgxpool.ParseConfig(dbURL)
+	cfg.ConnConfig.User = "authenticator"
+	cfg.ConnConfig.Password = benchutil.AuthenticatorPassword()
+	cfg.MaxConns = 16
+	api, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer api.Close()
+
+	tok := benchutil.Token("authenticated", student, time.Hour)
+	hdr := map[string]string{"apikey": benchutil.Token("anon", "", time.Hour), "Authorization": "Bearer " + tok, "Content-Type": "application/json"}
+	claims, _ := json.Marshal(map[string]any{"sub": student, "role": "authenticated"})
+	c := benchutil.Client(conc)
+	raw := func(sql string, args ...any) func(int) error {
+		return func(int) error {
+			return pgx.BeginTxFunc(ctx, api, pgx.TxOptions{}, func(tx pgx.Tx) error {
+				if _, err := tx.Exec(ctx, `select set_config('role', 'authenticated', true), set_config('request.jwt.claims', $1, true),
+					set_config('request.jwt.claim.sub', $2, true), set_config('request.method', 'GET', true)`, string(claims), student); err != nil {
+					return err
+				}
+				var body string
+				return tx.QueryRow(ctx, sql, args...).Scan(&body)
+			})
+		}
+	}
+	n := 0
+	shapes := []struct {
+		name, method, path string
+		body               func() []byte
+		sql                string
+		args               func() []any
+	}{
+		{"20-row list, select=*", "GET", "/rest/v1/cases?select=*&order=week_number,created_at&limit=20", nil,
+			`select coalesce(json_agg(_r), '[]')::text from (select _t0.* from public.cases _t0 order by _t0.week_number, _t0.created_at limit 20) _r`, nil},
+		{"case + 3 embeds", "GET", "/rest/v1/cases?select=*,case_articles(*),case_analysis_steps(*),case_hints(*)&id=eq." + caseID, nil,
+			`select coalesce(json_agg(_r), '[]')::text from (select _t0.*,
+			   coalesce((select json_agg(a) from (select * from public.case_articles x where x.case_id = _t0.id) a), '[]') as case_articles,
+			   coalesce((select json_agg(s) from (select * from public.case_analysis_steps x where x.case_id = _t0.id) s), '[]') as case_analysis_steps,
+			   coalesce((select json_agg(h) from (select * from public.case_hints x where x.case_id = _t0.id) h), '[]') as case_hints
+			 from public.cases _t0 where _t0.id = $1) _r`, func() []any { return []any{caseID} }},
+		{"insert, return=representation", "POST", "/rest/v1/case_submissions", func() []byte {
+			n++
+			b, _ := json.Marshal(map[string]any{"case_id": caseID, "submission_text": fmt.Sprint("Soluția ", n), "difficulty_rating": 3})
+			return b
+		}, `with m as (insert into public.case_submissions (case_id, submission_text, difficulty_rating) values ($1, $2, 3) returning *)
+			select coalesce(json_agg(m), '[]')::text from m`, func() []any { n++; return []any{caseID, fmt.Sprint("Soluția ", n)} }},
+		{"rpc search_cases", "POST", "/rest/v1/rpc/search_cases", func() []byte { return []byte(`{"search_query":"raspunderea","max_results":10}`) },
+			`select coalesce(json_agg(_r), '[]')::text from (select * from public.search_cases('raspunderea', 10)) _r`, nil},
+	}
+	fmt.Printf("%-32s %12s %9s %9s   %12s %9s %9s   %s\n", "request", "REST req/s", "p50", "p99", "raw pgx/s", "p50", "p99", "REST/raw")
+	for _, sh := range shapes {
+		args := func() []any { return nil }
+		if sh.args != nil {
+			args = sh.args
+		}
+		rawRate, rawLat, rawErr := benchutil.Run(conc, duration, func(w int) error { return raw(sh.sql, args()...)(w) })
+		extra := map[string]string{}
+		for k, v := range hdr {
+			extra[k] = v
+		}
+		if sh.method == "POST" && sh.path == "/rest/v1/case_submissions" {
+			extra["Prefer"] = "return=representation"
+		}
+		restRate, restLat, restErr := benchutil.Run(conc, duration, func(int) error {
+			var body []byte
+			if sh.body != nil {
+				body = sh.body()
+			}
+			_, err := benchutil.Do(c, sh.method, srv.URL+sh.path, body, extra)
+			return err
+		})
+		fmt.Printf("%-32s %12.0f %9s %9s   %12.0f %9s %9s   %.2f", sh.name, restRate, benchutil.MS(benchutil.Percentile(restLat, 50)), benchutil.MS(benchutil.Percentile(restLat, 99)),
+			rawRate, benchutil.MS(benchutil.Percentile(rawLat, 50)), benchutil.MS(benchutil.Percentile(rawLat, 99)), restRate/rawRate)
+		if restErr+rawErr > 0 {
+			fmt.Printf("   (errors: rest %d, raw %d)", restErr, rawErr)
+		}
+		fmt.Println()
+	}
+	fmt.Println("\ntargets: REST/raw ≥ 0.6 for reads; REST p99 < 20 ms at 32 clients")
+}
