@@ -94,8 +94,9 @@ select * from auth.refresh_tokens where token = $1 for update;
 -- name: RefreshTokenRevoke :exec
 update auth.refresh_tokens set revoked = true, updated_at = now() where id = $1;
 
--- name: RefreshTokenChild :one
-select * from auth.refresh_tokens where parent = $1 and not revoked order by id desc limit 1;
+-- name: RefreshTokenActive :one
+-- The session's current (newest unrevoked) refresh token.
+select * from auth.refresh_tokens where session_id = $1 and not revoked order by id desc limit 1;
 
 -- name: FlowStateCreate :exec
 insert into auth.flow_state (id, user_id, auth_code, code_challenge_method, code_challenge, provider_type, authentication_method, created_at, updated_at)

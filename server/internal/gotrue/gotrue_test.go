@@ -15,7 +15,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"casus/server/internal/config"
-	"casus/server/internal/testutil/smtpsink"
+	"casus/server/internal/mail/smtpsink"
 	"casus/server/internal/testutil/testserver"
 )
 
@@ -110,7 +110,7 @@ func (e *env) signupConfirmed(email, password string) map[string]any {
 	if !ok {
 		e.t.Fatal("no confirmation mail")
 	}
-	e.follow(m.Link())
+	e.follow(m.Link)
 	tok := e.do("POST", "/auth/v1/token?grant_type=password", map[string]any{"email": email, "password": password}, "")
 	if tok.status != 200 {
 		e.t.Fatalf("sign in: %v", tok.body)
@@ -131,15 +131,15 @@ func TestSignupConfirmSignIn(t *testing.T) {
 	e.expectErr(e.do("POST", "/auth/v1/token?grant_type=password", map[string]any{"email": "ana@example.ro", "password": "secret1"}, ""), 400, "email_not_confirmed")
 
 	m, ok := e.sink.WaitFor("ana@example.ro", 0, 5*time.Second)
-	if !ok || !strings.Contains(m.Data, "Confirm") || m.Link() == "" {
+	if !ok || !strings.Contains(m.Data, "Confirm") || m.Link == "" {
 		t.Fatalf("mail: %v", m)
 	}
-	loc, frag := e.follow(m.Link())
+	loc, frag := e.follow(m.Link)
 	if loc.Path != "/dashboard" || frag.Get("access_token") == "" || frag.Get("refresh_token") == "" || frag.Get("type") != "signup" || frag.Get("token_type") != "bearer" {
 		t.Fatalf("redirect %s", loc)
 	}
 	// The link is single-use.
-	_, again := e.follow(m.Link())
+	_, again := e.follow(m.Link)
 	if again.Get("error_code") != "otp_expired" {
 		t.Fatalf("reused link: %v", again)
 	}
@@ -232,7 +232,7 @@ func TestPasswordChangeLogoutAndRecovery(t *testing.T) {
 	if !ok || !strings.Contains(m.Data, "parol") {
 		t.Fatal("no recovery mail")
 	}
-	loc, frag := e.follow(m.Link())
+	loc, frag := e.follow(m.Link)
 	if loc.Path != "/reset-password" || frag.Get("type") != "recovery" {
 		t.Fatalf("recovery redirect: %s", loc)
 	}
@@ -329,7 +329,7 @@ func TestAdminAPIAndOTP(t *testing.T) {
 	if !ok {
 		t.Fatal("no magic link")
 	}
-	_, frag := e.follow(m.Link())
+	_, frag := e.follow(m.Link)
 	if frag.Get("type") != "magiclink" || frag.Get("access_token") == "" {
 		t.Fatalf("magic link: %v", frag)
 	}
@@ -355,7 +355,7 @@ func TestPKCE(t *testing.T) {
 		t.Fatal(r.body)
 	}
 	m, _ := e.sink.WaitFor("pk@example.ro", 0, 5*time.Second)
-	loc, _ := e.follow(m.Link())
+	loc, _ := e.follow(m.Link)
 	code := loc.Query().Get("code")
 	if code == "" {
 		t.Fatalf("no code in %s", loc)

@@ -239,8 +239,7 @@ func (s *Server) tokenPassword(w http.ResponseWriter, r *http.Request) error {
 // reuseInterval lets two tabs refreshing at once both succeed, as GoTrue allows.
 const reuseInterval = 10 * time.Second
 
-// tokenRefresh rotates a refresh token. Presenting a token that was already rotated
-// (outside the reuse interval) is treated as theft: the whole session ends.
+// tokenRefresh rotates a refresh token (GoTrue's reuse detection, see below).
 func (s *Server) tokenRefresh(w http.ResponseWriter, r *http.Request) error {
 	var p struct {
 		RefreshToken string `json:"refresh_token"`
@@ -268,18 +267,30 @@ func (s *Server) tokenRefresh(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return errRefreshNotFound
 		}
-		next := p.RefreshToken
+		if u.BannedUntil.Valid && u.BannedUntil.Time.After(time.Now()) {
+			return errf(400, "user_banned", "Invalid Refresh Token: User Banned")
+		}
+		rotate := true
+		var next string
 		if rt.Revoked {
-			child, cerr := q.RefreshTokenChild(ctx, rt.Token)
-			if cerr != nil || time.Since(rt.UpdatedAt.Time) > reuseInterval {
+			// As GoTrue: the parent of the session's current token gets that token back
+			// (the client lost the answer of its last refresh); any other rotated token
+			// is accepted only within the reuse interval, after that it means theft and
+			// the whole session ends.
+			active, aerr := q.RefreshTokenActive(ctx, rt.SessionID)
+			switch {
+			case aerr == nil && deref(active.Parent) == deref(rt.Token):
+				next, rotate = deref(active.Token), false
+			case aerr != nil && !errors.Is(aerr, pgx.ErrNoRows):
+				return aerr
+			case time.Since(rt.UpdatedAt.Time) > reuseInterval:
 				reused = true
 				return q.SessionDelete(ctx, rt.SessionID)
 			}
-			next = deref(child.Token)
-		} else {
-			if err := q.RefreshTokenRevoke(ctx, rt.ID); err != nil {
-				return err
-			}
+		} else if err := q.RefreshTokenRevoke(ctx, rt.ID); err != nil {
+			return err
+		}
+		if rotate {
 			next = randomToken(16)
 			if err := q.RefreshTokenCreate(ctx, dbsqlc.RefreshTokenCreateParams{Token: &next, UserID: deref(rt.UserID), Parent: rt.Token, SessionID: rt.SessionID}); err != nil {
 				return err

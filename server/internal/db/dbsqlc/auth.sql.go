@@ -194,12 +194,13 @@ func (q *Queries) OneTimeTokenUpsert(ctx context.Context, arg OneTimeTokenUpsert
 	return err
 }
 
-const refreshTokenChild = `-- name: RefreshTokenChild :one
-select instance_id, id, token, user_id, revoked, created_at, updated_at, parent, session_id from auth.refresh_tokens where parent = $1 and not revoked order by id desc limit 1
+const refreshTokenActive = `-- name: RefreshTokenActive :one
+select instance_id, id, token, user_id, revoked, created_at, updated_at, parent, session_id from auth.refresh_tokens where session_id = $1 and not revoked order by id desc limit 1
 `
 
-func (q *Queries) RefreshTokenChild(ctx context.Context, parent *string) (AuthRefreshToken, error) {
-	row := q.db.QueryRow(ctx, refreshTokenChild, parent)
+// The session's current (newest unrevoked) refresh token.
+func (q *Queries) RefreshTokenActive(ctx context.Context, sessionID pgtype.UUID) (AuthRefreshToken, error) {
+	row := q.db.QueryRow(ctx, refreshTokenActive, sessionID)
 	var i AuthRefreshToken
 	err := row.Scan(
 		&i.InstanceID,
