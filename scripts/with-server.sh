@@ -1,68 +1,136 @@
 #!/usr/bin/env bash
-# Runs a command against a freshly started Casus stack: a new database on the local
-# PostgreSQL, a real SMTP sink, the scripted fake AI upstream (when built) and the server,
-# all on loopback ports. Exports CASUS_URL, ANON_KEY, SERVICE_ROLE_KEY, SMTP_SINK_URL,
-# DATABASE_URL (and FAKE_AI_URL) to the command, then tears everything down.
+# Runs a command against a freshly started Casus stack, then tears it all down:
+#   - a new database casus_e2e_<random> on the local PostgreSQL (dropped afterwards),
+#   - a real SMTP sink (bin/smtp-sink) whose mails are readable as JSON over HTTP,
+#   - the scripted fake AI upstream (`casus fake-ai`) when the binary has it,
+#   - `casus serve --seed` on a free loopback port.
+# The command sees CASUS_URL, ANON_KEY, SERVICE_ROLE_KEY, SMTP_SINK_URL, DATABASE_URL
+# (and FAKE_AI_URL when the fake AI runs). Exits with the command's status.
+#   scripts/with-server.sh npm --prefix frontend run test:contract
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+[ $# -gt 0 ] || { echo "usage: $0 COMMAND [ARGS...]" >&2; exit 2; }
 ./scripts/ensure-postgres.sh
-[ -x bin/casus ] || make build/server >/dev/null
+
+# (Re)build a binary when it is missing or any input is newer; build to a temporary name
+# and rename, so servers already running from it (other runs) are not disturbed.
+build() {
+  local out=$1 pkg=$2
+  if [ -x "$out" ] && [ -z "$(find server sql codes go.mod go.sum -newer "$out" -type f -print -quit 2>/dev/null)" ]; then
+    return 0
+  fi
+  mkdir -p bin
+  go build -o "$out.tmp.$$" "$pkg"
+  mv -f "$out.tmp.$$" "$out"
+}
+build bin/casus ./server/cmd/casus
+build bin/smtp-sink ./server/cmd/smtp-sink
 
 admin=${CASUS_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
-db="casus_e2e_$(date +%s)_$RANDOM"
-dburl="${admin%%\?*}"; dburl="${dburl%/*}/$db?sslmode=disable"
-psql "$admin" -qc "create database $db" >/dev/null
+db="casus_e2e_$(date +%s)_${RANDOM}${RANDOM}"
+dburl="${admin%%\?*}"
+dburl="${dburl%/*}/$db?sslmode=disable"
 
-state=$(mktemp -d)
+state=$(mktemp -d "${TMPDIR:-/tmp}/casus-with-server.XXXXXX")
 pids=()
+db_created=
 cleanup() {
+  local status=$?
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do
+    for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$p" 2>/dev/null || true
+  done
   wait 2>/dev/null || true
-  psql "$admin" -qc "drop database if exists $db with (force)" >/dev/null 2>&1 || true
+  if [ -n "$db_created" ]; then
+    psql "$admin" -qc "drop database if exists $db with (force)" >/dev/null 2>&1 || true
+  fi
   rm -rf "$state"
+  exit "$status"
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-smtp_port=$(port); sink_port=$(port); app_port=$(port); ai_port=$(port)
+psql "$admin" -qc "create database $db" >/dev/null
+db_created=1
 
-(cd frontend && exec node tests/support/smtp-sink.mjs "$smtp_port" "$sink_port") >"$state/sink.log" 2>&1 &
+# A free loopback port: nothing answers on it (random, so parallel runs rarely collide).
+taken=" "
+port() {
+  local p
+  while :; do
+    p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+    case "$taken" in *" $p "*) continue ;; esac
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+      taken="$taken$p "
+      echo "$p"
+      return
+    fi
+  done
+}
+smtp_port=$(port); taken="$taken$smtp_port "
+sink_port=$(port); taken="$taken$sink_port "
+app_port=$(port); taken="$taken$app_port "
+ai_port=$(port)
+
+# wait_http URL PID [HEADER]: until URL answers 2xx, or fail if PID died.
+wait_http() {
+  local url=$1 pid=$2 hdr=${3:-x-none: 1}
+  for _ in $(seq 1 1200); do
+    if curl -fsS -o /dev/null -H "$hdr" "$url" 2>/dev/null; then return 0; fi
+    kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+./bin/smtp-sink -smtp "127.0.0.1:$smtp_port" -http "127.0.0.1:$sink_port" >"$state/sink.log" 2>&1 &
 pids+=($!)
+wait_http "http://127.0.0.1:$sink_port/messages" "${pids[-1]}" || { cat "$state/sink.log" >&2; exit 1; }
 
 ai_env=()
-if ./bin/casus fake-ai --addr "127.0.0.1:$ai_port" >"$state/fake-ai.log" 2>&1 & then
-  ai_pid=$!
-  sleep 0.3
-  if kill -0 "$ai_pid" 2>/dev/null; then
-    pids+=("$ai_pid")
-    export FAKE_AI_URL="http://127.0.0.1:$ai_port"
-    ai_env=(AI_PROVIDER=anthropic ANTHROPIC_API_KEY=fake-key "ANTHROPIC_BASE_URL=$FAKE_AI_URL" AI_MODEL=claude-test)
-  fi
+./bin/casus fake-ai --addr "127.0.0.1:$ai_port" >"$state/fake-ai.log" 2>&1 &
+ai_pid=$!
+sleep 0.3
+if kill -0 "$ai_pid" 2>/dev/null; then
+  pids+=("$ai_pid")
+  export FAKE_AI_URL="http://127.0.0.1:$ai_port"
+  ai_env=(AI_PROVIDER=anthropic ANTHROPIC_API_KEY=fake-key "ANTHROPIC_BASE_URL=$FAKE_AI_URL" AI_MODEL=claude-test)
+else
+  wait "$ai_pid" 2>/dev/null || true
 fi
 
-export JWT_SECRET="with-server-secret-$(date +%s)-0123456789abcdef"
-env DATABASE_URL="$dburl" CASUS_ADDR="127.0.0.1:$app_port" SITE_URL="http://127.0.0.1:$app_port" \
-  SMTP_HOST=127.0.0.1 SMTP_PORT="$smtp_port" CASUS_STATE_DIR="$state" FRONTEND_DIR="$root/frontend/dist" \
-  RATE_LIMIT_SIGNIN=1000 RATE_LIMIT_SIGNUP=1000 RATE_LIMIT_EMAIL_SENT=1000 RATE_LIMIT_VERIFY=1000 \
-  "${ai_env[@]}" ./bin/casus serve --seed >"$state/server.log" 2>&1 &
-pids+=($!)
+export JWT_SECRET="with-server-$(date +%s)-$RANDOM$RANDOM-0123456789abcdef"
+keys=$(CASUS_STATE_DIR="$state" ./bin/casus keys)
+ANON_KEY=$(sed -n 's/^ANON_KEY=//p' <<<"$keys")
+SERVICE_ROLE_KEY=$(sed -n 's/^SERVICE_ROLE_KEY=//p' <<<"$keys")
+export ANON_KEY SERVICE_ROLE_KEY
 
-for _ in $(seq 1 200); do
-  if curl -fsS -o /dev/null "http://127.0.0.1:$app_port/config.json" 2>/dev/null; then break; fi
-  if ! kill -0 "${pids[-1]}" 2>/dev/null; then cat "$state/server.log" >&2; exit 1; fi
-  sleep 0.1
-done
-eval "$(./bin/casus keys | sed 's/^/export /')"
+# Rate limits stay on but high: contract and browser tests sign in often from one IP.
+env DATABASE_URL="$dburl" CASUS_ADDR="127.0.0.1:$app_port" SITE_URL="http://127.0.0.1:$app_port" \
+  SMTP_HOST=127.0.0.1 SMTP_PORT="$smtp_port" SMTP_USER= SMTP_PASS= SMTP_SENDER="Casus <no-reply@casus.test>" \
+  CASUS_STATE_DIR="$state" FRONTEND_DIR="$root/frontend/dist" CODES_DIR="$root/codes" MAILER_AUTOCONFIRM=false \
+  RATE_LIMIT_SIGNIN="${RATE_LIMIT_SIGNIN:-1000}" RATE_LIMIT_SIGNUP="${RATE_LIMIT_SIGNUP:-1000}" \
+  RATE_LIMIT_EMAIL_SENT="${RATE_LIMIT_EMAIL_SENT:-1000}" RATE_LIMIT_VERIFY="${RATE_LIMIT_VERIFY:-1000}" \
+  "${ai_env[@]}" ./bin/casus serve --seed >"$state/server.log" 2>&1 &
+server_pid=$!
+pids+=("$server_pid")
+if ! wait_http "http://127.0.0.1:$app_port/auth/v1/health" "$server_pid" "apikey: $ANON_KEY"; then
+  echo "with-server: the server did not come up; its log:" >&2
+  tail -80 "$state/server.log" >&2
+  exit 1
+fi
+
 export CASUS_URL="http://127.0.0.1:$app_port" SMTP_SINK_URL="http://127.0.0.1:$sink_port" DATABASE_URL="$dburl"
-export SERVICE_ROLE_KEY ANON_KEY
 
 set +e
 "$@"
 status=$?
 set -e
 if [ $status -ne 0 ]; then
-  echo "--- server log (last 40 lines)" >&2
-  tail -40 "$state/server.log" >&2
+  echo "--- server log (last 60 lines)" >&2
+  tail -60 "$state/server.log" >&2
 fi
 exit $status
