@@ -1,19 +1,20 @@
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import type { AppConfig } from './config';
+import type { Database } from '../types/database';
 
 // The only createClient() of the app.
-let client: SupabaseClient | null = null;
+let client: SupabaseClient<Database> | null = null;
 let appConfig: AppConfig | null = null;
 
-export function initSupabase(cfg: AppConfig): SupabaseClient {
+export function initSupabase(cfg: AppConfig): SupabaseClient<Database> {
   appConfig = cfg;
-  client = createClient(cfg.supabaseUrl || window.location.origin, cfg.supabaseAnonKey, {
+  client = createClient<Database>(cfg.supabaseUrl || window.location.origin, cfg.supabaseAnonKey, {
     auth: { persistSession: true, autoRefreshToken: true, detectSessionInUrl: true, flowType: 'implicit' },
   });
   return client;
 }
 
-export function supabase(): SupabaseClient {
+export function supabase(): SupabaseClient<Database> {
   if (!client) throw new Error('Supabase client used before initSupabase');
   return client;
 }

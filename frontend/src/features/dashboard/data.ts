@@ -33,7 +33,7 @@ export async function loadTree(): Promise<{ domains: Domain[]; categories: Categ
     sb.from('cases').select('id, case_code, title, level, week_number, verified, category, subcategory, domain, created_at').order('week_number').order('created_at'),
   ]);
   if (d.error || c.error || cs.error) throw d.error ?? c.error ?? cs.error;
-  return { domains: d.data as Domain[], categories: c.data as Category[], cases: cs.data as CaseRow[] };
+  return { domains: d.data as Domain[], categories: c.data as unknown as Category[], cases: cs.data as CaseRow[] };
 }
 
 // A complete case load: the case, its articles, steps and hints, in parallel.
@@ -49,7 +49,7 @@ export async function loadCase(id: string): Promise<CaseFull | null> {
     if (c.error) console.error('case load failed', c.error);
     return null;
   }
-  return { ...(c.data as CaseRow & CaseFull), articles: a.data ?? [], steps: s.data ?? [], hints: h.data ?? [] };
+  return { ...(c.data as unknown as CaseFull), articles: a.data ?? [], steps: s.data ?? [], hints: h.data ?? [] };
 }
 
 export type SearchResult = { id: string; case_code: string; title: string; level: string; verified: boolean; category: string | null; subcategory: string | null; domain: string };
