@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
-	"golang.org/x/crypto/bcrypt"
 
 	"casus/server/internal/db/dbsqlc"
 	"casus/server/internal/httpx"
@@ -69,14 +68,11 @@ func (s *Server) adminCreate(w http.ResponseWriter, r *http.Request) error {
 	}
 	params := dbsqlc.UserCreateParams{Email: p.Email, UserMeta: []byte("{}"), AppMeta: []byte(`{"provider":"email","providers":["email"]}`)}
 	if p.Password != nil {
-		if len(*p.Password) < minPassword {
-			return errWeakPassword
-		}
-		hash, err := bcrypt.GenerateFromPassword([]byte(*p.Password), s.BcryptCost)
+		hash, err := s.hashPassword(*p.Password)
 		if err != nil {
 			return err
 		}
-		params.EncryptedPassword = ptr(string(hash))
+		params.EncryptedPassword = hash
 	}
 	if len(p.UserMetadata) > 0 && string(p.UserMetadata) != "null" {
 		params.UserMeta = p.UserMetadata
@@ -90,13 +86,9 @@ func (s *Server) adminCreate(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	var u dbsqlc.AuthUser
 	err := pgx.BeginFunc(ctx, s.d.Owner, func(tx pgx.Tx) error {
-		q := s.q.WithTx(tx)
 		var err error
-		if u, err = q.UserCreate(ctx, params); err != nil {
-			return err
-		}
-		idData, _ := json.Marshal(map[string]any{"sub": uuidString(u.ID), "email": p.Email, "email_verified": p.EmailConfirm, "phone_verified": false})
-		return q.IdentityCreate(ctx, dbsqlc.IdentityCreateParams{ProviderID: uuidString(u.ID), UserID: u.ID, IdentityData: idData})
+		u, err = s.createUser(ctx, s.q.WithTx(tx), params, p.EmailConfirm)
+		return err
 	})
 	if isUniqueViolation(err) {
 		return errf(422, "email_exists", "A user with this email address has already been registered")
@@ -146,14 +138,11 @@ func (s *Server) adminUpdate(w http.ResponseWriter, r *http.Request) error {
 		params.AppMeta = p.AppMetadata
 	}
 	if p.Password != nil {
-		if len(*p.Password) < minPassword {
-			return errWeakPassword
-		}
-		hash, err := bcrypt.GenerateFromPassword([]byte(*p.Password), s.BcryptCost)
+		hash, err := s.hashPassword(*p.Password)
 		if err != nil {
 			return err
 		}
-		params.EncryptedPassword = ptr(string(hash))
+		params.EncryptedPassword = hash
 	}
 	switch p.BanDuration {
 	case "":

@@ -58,8 +58,9 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 	if p.Password == nil || *p.Password == "" {
 		return errf(400, "validation_failed", "Signup requires a valid password")
 	}
-	if len(*p.Password) < minPassword {
-		return errWeakPassword
+	hash, err := s.hashPassword(*p.Password)
+	if err != nil {
+		return err
 	}
 	redirect, err := s.redirectTo(r.URL.Query().Get("redirect_to"))
 	if err != nil {
@@ -87,12 +88,8 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 	case !errors.Is(err, pgx.ErrNoRows):
 		return err
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(*p.Password), s.BcryptCost)
-	if err != nil {
-		return err
-	}
 	meta, _ := json.Marshal(nonNil(p.Data))
-	params := dbsqlc.UserCreateParams{Email: p.Email, EncryptedPassword: ptr(string(hash)), UserMeta: meta,
+	params := dbsqlc.UserCreateParams{Email: p.Email, EncryptedPassword: hash, UserMeta: meta,
 		AppMeta: []byte(`{"provider":"email","providers":["email"]}`)}
 	if autoconfirm {
 		params.EmailConfirmedAt = now()
@@ -101,11 +98,7 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 	err = pgx.BeginFunc(ctx, s.d.Owner, func(tx pgx.Tx) error {
 		q := s.q.WithTx(tx)
 		var err error
-		if u, err = q.UserCreate(ctx, params); err != nil {
-			return err
-		}
-		idData, _ := json.Marshal(map[string]any{"sub": uuidString(u.ID), "email": p.Email, "email_verified": autoconfirm, "phone_verified": false})
-		if err := q.IdentityCreate(ctx, dbsqlc.IdentityCreateParams{ProviderID: uuidString(u.ID), UserID: u.ID, IdentityData: idData}); err != nil {
+		if u, err = s.createUser(ctx, q, params, autoconfirm); err != nil {
 			return err
 		}
 		if p.CodeChallenge != "" {
@@ -136,6 +129,46 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 	u, _ = s.q.UserGetByID(ctx, u.ID)
 	httpx.WriteJSON(w, 200, s.userJSON(ctx, s.q, u))
 	return nil
+}
+
+// hashPassword enforces GoTrue's minimum length and returns the bcrypt hash.
+func (s *Server) hashPassword(pw string) (*string, error) {
+	if len(pw) < minPassword {
+		return nil, errWeakPassword
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(pw), s.BcryptCost)
+	if err != nil {
+		return nil, err
+	}
+	return ptr(string(hash)), nil
+}
+
+// createUser inserts the user and its e-mail identity with the given querier.
+func (s *Server) createUser(ctx context.Context, q *dbsqlc.Queries, params dbsqlc.UserCreateParams, verified bool) (dbsqlc.AuthUser, error) {
+	u, err := q.UserCreate(ctx, params)
+	if err != nil {
+		return u, err
+	}
+	idData, _ := json.Marshal(map[string]any{"sub": uuidString(u.ID), "email": params.Email, "email_verified": verified, "phone_verified": false})
+	return u, q.IdentityCreate(ctx, dbsqlc.IdentityCreateParams{ProviderID: uuidString(u.ID), UserID: u.ID, IdentityData: idData})
+}
+
+// emailRequest reads the body of a mail-sending endpoint: a valid address and an
+// allowed redirect.
+func (s *Server) emailRequest(r *http.Request, missing string) (credentials, string, error) {
+	var p credentials
+	if err := decode(r, &p); err != nil {
+		return p, "", err
+	}
+	p.Email = strings.TrimSpace(p.Email)
+	if p.Email == "" {
+		return p, "", errf(400, "validation_failed", "%s", missing)
+	}
+	if !validEmail(p.Email) {
+		return p, "", errInvalidEmail
+	}
+	redirect, err := s.redirectTo(r.URL.Query().Get("redirect_to"))
+	return p, redirect, err
 }
 
 // obfuscatedUser looks like a fresh sign-up without revealing the existing account.
@@ -413,17 +446,14 @@ func (s *Server) putUser(w http.ResponseWriter, r *http.Request) error {
 		return errEmailChange
 	}
 	if p.Password != nil {
-		if len(*p.Password) < minPassword {
-			return errWeakPassword
+		hash, err := s.hashPassword(*p.Password)
+		if err != nil {
+			return err
 		}
 		if bcrypt.CompareHashAndPassword([]byte(deref(u.EncryptedPassword)), []byte(*p.Password)) == nil {
 			return errf(422, "same_password", "New password should be different from the old password.")
 		}
-		hash, err := bcrypt.GenerateFromPassword([]byte(*p.Password), s.BcryptCost)
-		if err != nil {
-			return err
-		}
-		if err := s.q.UserUpdatePassword(ctx, dbsqlc.UserUpdatePasswordParams{ID: u.ID, EncryptedPassword: ptr(string(hash))}); err != nil {
+		if err := s.q.UserUpdatePassword(ctx, dbsqlc.UserUpdatePasswordParams{ID: u.ID, EncryptedPassword: hash}); err != nil {
 			return err
 		}
 	}
@@ -443,18 +473,7 @@ func (s *Server) putUser(w http.ResponseWriter, r *http.Request) error {
 
 // recover mails a reset link; it answers the same whether or not the address exists.
 func (s *Server) recover(w http.ResponseWriter, r *http.Request) error {
-	var p credentials
-	if err := decode(r, &p); err != nil {
-		return err
-	}
-	p.Email = strings.TrimSpace(p.Email)
-	if p.Email == "" {
-		return errf(400, "validation_failed", "Password recovery requires an email")
-	}
-	if !validEmail(p.Email) {
-		return errInvalidEmail
-	}
-	redirect, err := s.redirectTo(r.URL.Query().Get("redirect_to"))
+	p, redirect, err := s.emailRequest(r, "Password recovery requires an email")
 	if err != nil {
 		return err
 	}
@@ -481,18 +500,7 @@ func (s *Server) recover(w http.ResponseWriter, r *http.Request) error {
 
 // otp sends a magic link (creating the account unless create_user is false).
 func (s *Server) otp(w http.ResponseWriter, r *http.Request) error {
-	var p credentials
-	if err := decode(r, &p); err != nil {
-		return err
-	}
-	p.Email = strings.TrimSpace(p.Email)
-	if p.Email == "" {
-		return errf(400, "validation_failed", "Only an email address or phone number should be provided")
-	}
-	if !validEmail(p.Email) {
-		return errInvalidEmail
-	}
-	redirect, err := s.redirectTo(r.URL.Query().Get("redirect_to"))
+	p, redirect, err := s.emailRequest(r, "Only an email address or phone number should be provided")
 	if err != nil {
 		return err
 	}
@@ -503,11 +511,7 @@ func (s *Server) otp(w http.ResponseWriter, r *http.Request) error {
 			return errf(422, "otp_disabled", "Signups not allowed for otp")
 		}
 		meta, _ := json.Marshal(nonNil(p.Data))
-		u, err = s.q.UserCreate(ctx, dbsqlc.UserCreateParams{Email: p.Email, UserMeta: meta, AppMeta: []byte(`{"provider":"email","providers":["email"]}`)})
-		if err == nil {
-			idData, _ := json.Marshal(map[string]any{"sub": uuidString(u.ID), "email": p.Email, "email_verified": false, "phone_verified": false})
-			err = s.q.IdentityCreate(ctx, dbsqlc.IdentityCreateParams{ProviderID: uuidString(u.ID), UserID: u.ID, IdentityData: idData})
-		}
+		u, err = s.createUser(ctx, s.q, dbsqlc.UserCreateParams{Email: p.Email, UserMeta: meta, AppMeta: []byte(`{"provider":"email","providers":["email"]}`)}, false)
 	}
 	if err != nil {
 		return err
