@@ -41,7 +41,8 @@ func New(_ context.Context, d deps.Deps) (*Server, error) {
 	case c.SMTPHost != "":
 		s.mailer = &mail.SMTP{Host: c.SMTPHost, Port: c.SMTPPort, User: c.SMTPUser, Pass: c.SMTPPass, From: c.SMTPSender}
 	case c.Production():
-		s.mailer = nil // refused at send time: production needs SMTP
+		// Confirmation and recovery links are the only way into an account.
+		return nil, errors.New("CASUS_ENV=production requires SMTP_HOST (and SMTP_PORT, SMTP_USER, SMTP_PASS, SMTP_SENDER) to send the auth e-mails")
 	default:
 		s.outbox = &mail.Outbox{Log: d.Log}
 		s.mailer = s.outbox
