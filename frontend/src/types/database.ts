@@ -54,9 +54,9 @@ export type Database = {
         ];
       };
       case_submissions: {
-        Row: { id: string; user_id: string; case_id: string; submission_text: string; difficulty_rating: number; status: string; feedback_text: string | null; score: string | null; score_value: number | null; feedback_at: string | null; submitted_at: string; };
-        Insert: { id?: string; user_id?: string; case_id: string; submission_text: string; difficulty_rating?: number; status?: string; feedback_text?: string | null; score?: string | null; score_value?: number | null; feedback_at?: string | null; submitted_at?: string; };
-        Update: { id?: string; user_id?: string; case_id?: string; submission_text?: string; difficulty_rating?: number; status?: string; feedback_text?: string | null; score?: string | null; score_value?: number | null; feedback_at?: string | null; submitted_at?: string; };
+        Row: { id: string; user_id: string; case_id: string; submission_text: string; difficulty_rating: number; status: string; feedback_text: string | null; score: string | null; score_value: number | null; feedback_at: string | null; submitted_at: string; ai_probability: number | null; ai_decision: string | null; ai_justification: string | null; ai_checked_at: string | null; score_breakdown: Json | null; };
+        Insert: { id?: string; user_id?: string; case_id: string; submission_text: string; difficulty_rating?: number; status?: string; feedback_text?: string | null; score?: string | null; score_value?: number | null; feedback_at?: string | null; submitted_at?: string; ai_probability?: number | null; ai_decision?: string | null; ai_justification?: string | null; ai_checked_at?: string | null; score_breakdown?: Json | null; };
+        Update: { id?: string; user_id?: string; case_id?: string; submission_text?: string; difficulty_rating?: number; status?: string; feedback_text?: string | null; score?: string | null; score_value?: number | null; feedback_at?: string | null; submitted_at?: string; ai_probability?: number | null; ai_decision?: string | null; ai_justification?: string | null; ai_checked_at?: string | null; score_breakdown?: Json | null; };
         Relationships: [
           { foreignKeyName: "case_submissions_case_id_fkey"; columns: ["case_id"]; isOneToOne: false; referencedRelation: "cases"; referencedColumns: ["id"] },
         ];

@@ -1,20 +1,399 @@
+// Package aigw is the AI gateway at /ai/v1/messages: it speaks the Anthropic Messages
+// API to the browser (so the official SDK works unchanged), holds the provider key, owns
+// the prompts of the five uses, records detection and grading of submissions itself, and
+// enforces the tutor's 4 rounds and per-user daily quotas.
 package aigw
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"casus/server/internal/aigw/prompts"
+	"casus/server/internal/authn"
+	"casus/server/internal/catalog"
 	"casus/server/internal/deps"
 	"casus/server/internal/httpx"
 )
 
-// Server is the aigw service. This is a placeholder until its issue lands.
-type Server struct{ d deps.Deps }
+// Server is the gateway.
+type Server struct {
+	d  deps.Deps
+	up *upstream
+}
 
-// New builds the service.
-func New(_ context.Context, d deps.Deps) (*Server, error) { return &Server{d: d}, nil }
+// New configures the upstream (nil when no provider is configured).
+func New(_ context.Context, d deps.Deps) (*Server, error) {
+	s := &Server{d: d}
+	if d.Config.AIProvider == "anthropic" {
+		s.up = &upstream{base: d.Config.AnthropicBase, key: d.Config.AnthropicAPIKey, client: &http.Client{Timeout: 10 * time.Minute}, backoff: 500 * time.Millisecond}
+	}
+	return s, nil
+}
 
-// Routes registers the service's endpoints.
+// Routes registers the endpoint.
 func (s *Server) Routes(mux *http.ServeMux) {
-	_ = httpx.WriteJSON
+	mux.Handle("POST /ai/v1/messages", httpx.Handle(s.d.Log, s.messages))
+}
+
+// apiError is Anthropic's error shape.
+type apiError struct {
+	status int
+	typ    string
+	msg    string
+}
+
+func (e *apiError) Error() string { return e.typ + ": " + e.msg }
+
+func (e *apiError) Render(w http.ResponseWriter, _ *http.Request) {
+	httpx.WriteJSON(w, e.status, map[string]any{"type": "error", "error": map[string]string{"type": e.typ, "message": e.msg}})
+}
+
+func bad(msg string) *apiError { return &apiError{400, "invalid_request_error", msg} }
+
+type message struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+type request struct {
+	Model    string    `json:"model"`
+	Messages []message `json:"messages"`
+	Stream   bool      `json:"stream"`
+}
+
+func (s *Server) messages(w http.ResponseWriter, r *http.Request) error {
+	claims, err := s.d.Keys.Verify(authn.BearerToken(r))
+	if err != nil || claims.Role != authn.RoleAuthenticated || claims.Subject == "" {
+		return &apiError{401, "authentication_error", "Autentificarea este necesară pentru funcțiile AI."}
+	}
+	if s.up == nil {
+		return &apiError{503, "api_error", "Funcțiile AI nu sunt configurate pe acest server: setați ANTHROPIC_API_KEY (vezi README)."}
+	}
+	task := r.Header.Get("X-Casus-Task")
+	settings, ok := prompts.Tasks[task]
+	if !ok {
+		return bad("X-Casus-Task must be one of tutor, detect, grade, generate, classify")
+	}
+	var req request
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, s.d.Config.MaxBodyBytes)).Decode(&req); err != nil {
+		return bad("invalid JSON body: " + err.Error())
+	}
+	model := s.d.Config.AIModel
+	if req.Model != "" {
+		allowed := false
+		for _, m := range s.d.Config.AIModels {
+			allowed = allowed || m == req.Model
+		}
+		if !allowed {
+			return bad(fmt.Sprintf("model %q is not allowed", req.Model))
+		}
+		model = req.Model
+	}
+	ctx := r.Context()
+	uid := claims.Subject
+	if err := s.checkQuota(ctx, uid); err != nil {
+		return err
+	}
+	up := map[string]any{"model": model, "max_tokens": settings.MaxTokens, "temperature": settings.Temperature}
+	var submissionID string
+	switch task {
+	case "tutor":
+		c, err := s.loadCase(ctx, r.Header.Get("X-Casus-Case"))
+		if err != nil {
+			return err
+		}
+		if countUserTurns(req.Messages) > 4 {
+			return s.closing(w, req.Stream, model)
+		}
+		up["system"] = prompts.Tutor(c)
+		up["messages"] = req.Messages
+	case "detect", "grade":
+		submissionID = r.Header.Get("X-Casus-Submission")
+		sub, err := s.loadSubmission(ctx, uid, submissionID)
+		if err != nil {
+			return err
+		}
+		if task == "grade" && !sub.passed {
+			return &apiError{403, "permission_error", "Soluția nu a trecut verificarea AI, deci nu poate fi evaluată."}
+		}
+		req.Stream = false // the server must read the whole reply to record it
+		if task == "detect" {
+			up["system"] = prompts.Detect()
+			up["messages"] = []map[string]string{{"role": "user", "content": sub.text}}
+		} else {
+			up["system"] = prompts.Grade(sub.level, sub.c)
+			up["messages"] = []map[string]string{{"role": "user", "content": "Soluția studentului:\n\n" + sub.text}}
+		}
+	case "generate":
+		up["system"] = prompts.Generate()
+		up["messages"] = lastUser(req.Messages)
+	case "classify":
+		cat, err := catalog.Load()
+		if err != nil {
+			return err
+		}
+		domain := r.Header.Get("X-Casus-Domain")
+		if domain == "" {
+			domain = "civil"
+		}
+		up["system"] = prompts.Classify(cat.Labels(domain))
+		up["messages"] = lastUser(req.Messages)
+	}
+	if len(req.Messages) == 0 && (task == "tutor" || task == "generate" || task == "classify") {
+		return bad("messages must not be empty")
+	}
+	up["stream"] = req.Stream
+	body, _ := json.Marshal(up)
+	res, err := s.up.post(ctx, body, req.Stream)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil // the browser went away; the upstream call was cancelled with it
+		}
+		return &apiError{502, "api_error", "Furnizorul AI nu răspunde. Încearcă din nou."}
+	}
+	if req.Stream && res.StatusCode == 200 {
+		s.recordUsage(ctx, uid, task, 0)
+		return pipeSSE(w, res)
+	}
+	raw := drain(res.Body)
+	if res.StatusCode != 200 {
+		s.recordUsage(ctx, uid, task, 0) // failed calls count toward the daily request quota
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(res.StatusCode)
+		_, _ = w.Write(raw)
+		return nil
+	}
+	var reply struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		Usage struct {
+			In  int `json:"input_tokens"`
+			Out int `json:"output_tokens"`
+		} `json:"usage"`
+	}
+	_ = json.Unmarshal(raw, &reply)
+	s.recordUsage(ctx, uid, task, reply.Usage.In+reply.Usage.Out)
+	text := ""
+	if len(reply.Content) > 0 && reply.Content[0].Type == "text" {
+		text = reply.Content[0].Text
+	}
+	switch task {
+	case "detect":
+		if err := s.recordDetection(ctx, submissionID, text); err != nil {
+			return err
+		}
+	case "grade":
+		if err := s.recordGrade(ctx, submissionID, text); err != nil {
+			return err
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(raw)
+	return nil
+}
+
+// pipeSSE passes the upstream's server-sent events through as they arrive.
+func pipeSSE(w http.ResponseWriter, res *http.Response) error {
+	defer res.Body.Close()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(200)
+	flusher, _ := w.(http.Flusher)
+	buf := make([]byte, 4096)
+	for {
+		n, err := res.Body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return nil
+			}
+			if flusher != nil {
+				flusher.Flush()
+			}
+		}
+		if err != nil {
+			return nil
+		}
+	}
+}
+
+func countUserTurns(ms []message) int {
+	n := 0
+	for _, m := range ms {
+		if m.Role == "user" {
+			n++
+		}
+	}
+	return n
+}
+
+func lastUser(ms []message) []message {
+	for i := len(ms) - 1; i >= 0; i-- {
+		if ms[i].Role == "user" {
+			return []message{ms[i]}
+		}
+	}
+	return nil
+}
+
+// closing answers the 5th tutor interaction with the fixed message, without the model.
+func (s *Server) closing(w http.ResponseWriter, stream bool, model string) error {
+	msg := map[string]any{"id": "msg_casus_closing", "type": "message", "role": "assistant", "model": model,
+		"content": []map[string]string{{"type": "text", "text": prompts.TutorClosing}}, "stop_reason": "end_turn", "stop_sequence": nil,
+		"usage": map[string]int{"input_tokens": 0, "output_tokens": 0}}
+	if !stream {
+		httpx.WriteJSON(w, 200, msg)
+		return nil
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	start := map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_casus_closing", "type": "message", "role": "assistant", "model": model, "content": []any{}, "stop_reason": nil, "usage": map[string]int{"input_tokens": 0, "output_tokens": 0}}}
+	events := []map[string]any{
+		start,
+		{"type": "content_block_start", "index": 0, "content_block": map[string]string{"type": "text", "text": ""}},
+		{"type": "content_block_delta", "index": 0, "delta": map[string]string{"type": "text_delta", "text": prompts.TutorClosing}},
+		{"type": "content_block_stop", "index": 0},
+		{"type": "message_delta", "delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 0}},
+		{"type": "message_stop"},
+	}
+	for _, e := range events {
+		b, _ := json.Marshal(e)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e["type"], b)
+	}
+	return nil
+}
+
+func (s *Server) loadCase(ctx context.Context, id string) (prompts.Case, error) {
+	var c prompts.Case
+	if id == "" {
+		return c, bad("X-Casus-Case is required for the tutor")
+	}
+	err := s.d.Owner.QueryRow(ctx, `select title, legal_problem, case_description, question,
+		coalesce((select array_agg(article_reference order by article_number) from case_articles where case_id = c.id), '{}')
+		from cases c where id::text = $1`, id).Scan(&c.Title, &c.LegalProblem, &c.Description, &c.Question, &c.Articles)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return c, &apiError{404, "not_found_error", "Cazul nu există."}
+	}
+	return c, err
+}
+
+type submission struct {
+	text   string
+	level  int
+	passed bool
+	c      prompts.Case
+}
+
+// loadSubmission reads a submission of this user (someone else's is "not found").
+func (s *Server) loadSubmission(ctx context.Context, uid, id string) (submission, error) {
+	var sub submission
+	var caseID string
+	var decision *string
+	var prob *float64
+	if id == "" {
+		return sub, bad("X-Casus-Submission is required")
+	}
+	err := s.d.Owner.QueryRow(ctx, `select submission_text, difficulty_rating, case_id::text, ai_decision, ai_probability
+		from case_submissions where id::text = $1 and user_id::text = $2`, id, uid).Scan(&sub.text, &sub.level, &caseID, &decision, &prob)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return sub, &apiError{404, "not_found_error", "Soluția nu există."}
+	}
+	if err != nil {
+		return sub, err
+	}
+	sub.passed = detectionPassed(decision, prob)
+	sub.c, err = s.loadCase(ctx, caseID)
+	return sub, err
+}
+
+// detectionPassed applies the spec's rule: decision PASSED, or — without a decision —
+// a probability of 30 or below.
+func detectionPassed(decision *string, prob *float64) bool {
+	if decision != nil && *decision != "" {
+		return strings.EqualFold(*decision, "PASSED")
+	}
+	return prob != nil && *prob <= 30
+}
+
+var jsonObject = regexp.MustCompile(`(?s)\{.*\}`)
+
+func (s *Server) recordDetection(ctx context.Context, id, text string) error {
+	var d struct {
+		Probability   *float64 `json:"probability"`
+		Decision      *string  `json:"decision"`
+		Justification string   `json:"justification"`
+	}
+	if m := jsonObject.FindString(text); m == "" || json.Unmarshal([]byte(m), &d) != nil {
+		return &apiError{502, "api_error", "Ne pare rău, a apărut o problemă. Încearcă din nou."}
+	}
+	passed := detectionPassed(d.Decision, d.Probability)
+	var feedback *string
+	if !passed {
+		p := 0.0
+		if d.Probability != nil {
+			p = *d.Probability
+		}
+		f := fmt.Sprintf("Verificarea AI: probabilitate de text generat de AI %.0f%%. %s", p, d.Justification)
+		feedback = &f
+	}
+	_, err := s.d.Owner.Exec(ctx, `update case_submissions set ai_probability = $2, ai_decision = $3, ai_justification = $4,
+		ai_checked_at = now(), feedback_text = coalesce($5, feedback_text) where id::text = $1`,
+		id, d.Probability, d.Decision, d.Justification, feedback)
+	return err
+}
+
+var (
+	totalRe     = regexp.MustCompile(`PUNCTAJ TOTAL:\s*(\d{1,3})\s*/\s*100`)
+	criterionRe = regexp.MustCompile(`(?m)^\s*[*-]?\s*(1\.[1-6]|Introducere|Premisa majoră|Premisa minoră|Concluzie)\s*:\s*(\d+(?:[.,]\d+)?)\s*/\s*(\d+)`)
+)
+
+// recordGrade stores the score only when "PUNCTAJ TOTAL: N/100" parses.
+func (s *Server) recordGrade(ctx context.Context, id, text string) error {
+	m := totalRe.FindStringSubmatch(text)
+	if m == nil {
+		return nil
+	}
+	n, _ := strconv.Atoi(m[1])
+	if n > 100 {
+		return nil
+	}
+	breakdown := map[string]map[string]float64{}
+	for _, c := range criterionRe.FindAllStringSubmatch(text, -1) {
+		got, _ := strconv.ParseFloat(strings.Replace(c[2], ",", ".", 1), 64)
+		max, _ := strconv.ParseFloat(c[3], 64)
+		breakdown[c[1]] = map[string]float64{"score": got, "max": max}
+	}
+	bj, _ := json.Marshal(map[string]any{"criteria": breakdown, "prompt_version": prompts.Version})
+	_, err := s.d.Owner.Exec(ctx, `update case_submissions set score = $2, score_value = $3, feedback_text = $4,
+		status = 'graded', feedback_at = now(), score_breakdown = $5 where id::text = $1`, id, fmt.Sprintf("%d/100", n), n, text, bj)
+	return err
+}
+
+func (s *Server) checkQuota(ctx context.Context, uid string) error {
+	var reqs, toks int64
+	err := s.d.Owner.QueryRow(ctx, `select coalesce(sum(requests), 0), coalesce(sum(tokens), 0) from casus_meta.ai_usage
+		where user_id::text = $1 and day = current_date`, uid).Scan(&reqs, &toks)
+	if err != nil {
+		return err
+	}
+	if reqs >= int64(s.d.Config.AIDailyRequests) || toks >= int64(s.d.Config.AIDailyTokens) {
+		return &apiError{429, "rate_limit_error", "Ai atins limita zilnică de utilizare a funcțiilor AI. Încearcă din nou mâine."}
+	}
+	return nil
+}
+
+func (s *Server) recordUsage(ctx context.Context, uid, task string, tokens int) {
+	if _, err := s.d.Owner.Exec(context.WithoutCancel(ctx), `insert into casus_meta.ai_usage (user_id, task, requests, tokens) values ($1::uuid, $2, 1, $3)
+		on conflict (user_id, day, task) do update set requests = ai_usage.requests + 1, tokens = ai_usage.tokens + excluded.tokens`, uid, task, tokens); err != nil {
+		s.d.Log.Error("ai usage", "err", err)
+	}
 }

@@ -230,7 +230,9 @@ func (f *changeFeed) process(ids []int64) {
 	rows, err := f.s.d.Owner.Query(f.s.ctx, `select id, schema_name, table_name, type, record, old_record, commit_timestamp
 		from realtime.changes where id = any($1) order by id`, ids)
 	if err != nil {
-		f.s.d.Log.Error("realtime: read changes", "err", err)
+		if f.s.ctx.Err() == nil {
+			f.s.d.Log.Error("realtime: read changes", "err", err)
+		}
 		return
 	}
 	var changes []change

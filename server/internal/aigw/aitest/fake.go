@@ -1,10 +1,205 @@
-// Package aitest is a scripted fake of the Anthropic Messages API for tests and demos.
+// Package aitest is a scripted fake of the Anthropic Messages API, for tests and demos
+// (`casus fake-ai`). Replies are queued through Script (or POST /_script); with none
+// queued it answers each use plausibly: a passing AI check, a parsable grade, a Socratic
+// question. Every request is recorded (GET /_requests).
 package aitest
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
 )
 
-// Main runs `casus fake-ai`. Placeholder until the AI gateway issue lands.
-func Main(ctx context.Context, args []string) error { return errors.New("fake-ai: not built yet") }
+// Reply is one scripted answer.
+type Reply struct {
+	Status     int    `json:"status"`      // default 200
+	Text       string `json:"text"`        // the assistant text
+	Raw        string `json:"raw"`         // a raw body instead (malformed content)
+	RetryAfter string `json:"retry_after"` // header on errors
+	DelayMS    int    `json:"delay_ms"`    // between stream events, or before a JSON reply
+}
+
+// Fake is a running fake upstream.
+type Fake struct {
+	URL      string
+	mu       sync.Mutex
+	queue    []Reply
+	requests []map[string]any
+	srv      *http.Server
+	inflight sync.WaitGroup
+	// Cancelled counts requests whose client went away mid-reply.
+	Cancelled int
+}
+
+// Start listens on addr ("127.0.0.1:0" for any port).
+func Start(addr string) (*Fake, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	f := &Fake{URL: "http://" + ln.Addr().String()}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/messages", f.messages)
+	mux.HandleFunc("POST /_script", func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Replies []Reply `json:"replies"`
+		}
+		if json.NewDecoder(r.Body).Decode(&body) != nil {
+			http.Error(w, "bad script", 400)
+			return
+		}
+		f.Script(body.Replies...)
+		w.WriteHeader(204)
+	})
+	mux.HandleFunc("GET /_requests", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(f.Requests())
+	})
+	f.srv = &http.Server{Handler: mux}
+	go func() { _ = f.srv.Serve(ln) }()
+	return f, nil
+}
+
+// Close stops the server.
+func (f *Fake) Close() { _ = f.srv.Close() }
+
+// Script queues replies, used in order.
+func (f *Fake) Script(r ...Reply) {
+	f.mu.Lock()
+	f.queue = append(f.queue, r...)
+	f.mu.Unlock()
+}
+
+// Requests returns the recorded request bodies.
+func (f *Fake) Requests() []map[string]any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]map[string]any(nil), f.requests...)
+}
+
+func defaultReply(system string) Reply {
+	switch {
+	case strings.Contains(system, "generat de AI") || strings.Contains(system, "probabilitatea"):
+		return Reply{Text: `{"probability": 12, "decision": "PASSED", "justification": "Stil personal, cu ezitări specifice unui student."}`}
+	case strings.Contains(system, "PUNCTAJ TOTAL"):
+		return Reply{Text: "Analiză corectă a condițiilor răspunderii, dar premisa minoră este sumară.\n1.1: 5/5\n1.2: 7/8\n1.3: 4/5\n1.4: 6/7\n1.5: 8/10\n1.6: 4/5\nIntroducere: 8/10\nPremisa majoră: 17/20\nPremisa minoră: 10/15\nConcluzie: 9/15\nPUNCTAJ TOTAL: 78/100"}
+	case strings.Contains(system, "JSON") && strings.Contains(system, "case_description"):
+		return Reply{Text: "```json\n{\"title\": \"Caz generat despre răspunderea civilă delictuală pentru fapta proprie\", \"legal_problem\": \"Se pune problema răspunderii.\", \"case_description\": \"Ion a lovit mașina lui Vasile.\", \"question\": \"Răspunde Ion?\", \"analysis_steps\": [{\"step_number\": 1, \"description\": \"Identifică fapta\"}], \"hints\": [{\"hint_number\": 1, \"text\": \"Art. 1357\"}]}\n```"}
+	case strings.Contains(system, "Clasifică"):
+		return Reply{Text: `{"category": "Altele", "subcategory": ""}`}
+	}
+	return Reply{Text: "Ce normă crezi că se aplică faptelor din speță?"}
+}
+
+func (f *Fake) messages(w http.ResponseWriter, r *http.Request) {
+	var req map[string]any
+	_ = json.NewDecoder(r.Body).Decode(&req)
+	f.mu.Lock()
+	f.requests = append(f.requests, req)
+	var rep Reply
+	if len(f.queue) > 0 {
+		rep, f.queue = f.queue[0], f.queue[1:]
+	} else {
+		sys, _ := req["system"].(string)
+		rep = defaultReply(sys)
+	}
+	f.mu.Unlock()
+	if rep.Status != 0 && rep.Status != 200 {
+		if rep.RetryAfter != "" {
+			w.Header().Set("retry-after", rep.RetryAfter)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(rep.Status)
+		typ := map[int]string{429: "rate_limit_error", 529: "overloaded_error", 400: "invalid_request_error"}[rep.Status]
+		if typ == "" {
+			typ = "api_error"
+		}
+		fmt.Fprintf(w, `{"type":"error","error":{"type":%q,"message":"scripted %d"}}`, typ, rep.Status)
+		return
+	}
+	model, _ := req["model"].(string)
+	if stream, _ := req["stream"].(bool); stream {
+		f.stream(w, r, model, rep)
+		return
+	}
+	if rep.DelayMS > 0 {
+		select {
+		case <-time.After(time.Duration(rep.DelayMS) * time.Millisecond):
+		case <-r.Context().Done():
+			f.mu.Lock()
+			f.Cancelled++
+			f.mu.Unlock()
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if rep.Raw != "" {
+		_, _ = w.Write([]byte(rep.Raw))
+		return
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
+		"content": []map[string]string{{"type": "text", "text": rep.Text}}, "stop_reason": "end_turn", "stop_sequence": nil,
+		"usage": map[string]int{"input_tokens": 10, "output_tokens": len(strings.Fields(rep.Text))},
+	})
+}
+
+func (f *Fake) stream(w http.ResponseWriter, r *http.Request, model string, rep Reply) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	fl, _ := w.(http.Flusher)
+	send := func(e map[string]any) bool {
+		b, _ := json.Marshal(e)
+		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e["type"], b); err != nil {
+			return false
+		}
+		if fl != nil {
+			fl.Flush()
+		}
+		if rep.DelayMS > 0 {
+			select {
+			case <-time.After(time.Duration(rep.DelayMS) * time.Millisecond):
+			case <-r.Context().Done():
+				f.mu.Lock()
+				f.Cancelled++
+				f.mu.Unlock()
+				return false
+			}
+		}
+		return true
+	}
+	if !send(map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_fake", "type": "message", "role": "assistant", "model": model, "content": []any{}, "stop_reason": nil, "usage": map[string]int{"input_tokens": 10, "output_tokens": 0}}}) {
+		return
+	}
+	send(map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]string{"type": "text", "text": ""}})
+	for _, word := range strings.SplitAfter(rep.Text, " ") {
+		if !send(map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]string{"type": "text_delta", "text": word}}) {
+			return
+		}
+	}
+	send(map[string]any{"type": "content_block_stop", "index": 0})
+	send(map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil}, "usage": map[string]int{"output_tokens": len(strings.Fields(rep.Text))}})
+	send(map[string]any{"type": "message_stop"})
+}
+
+// Main runs `casus fake-ai --addr 127.0.0.1:PORT` until ctx ends.
+func Main(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("fake-ai", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:8099", "listen address (loopback)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	f, err := Start(*addr)
+	if err != nil {
+		return err
+	}
+	fmt.Println("fake Messages API on", f.URL)
+	<-ctx.Done()
+	f.Close()
+	return nil
+}
