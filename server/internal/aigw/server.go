@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"casus/server/internal/aigw/prompts"
+	"casus/server/internal/aigw/providers"
 	"casus/server/internal/authn"
 	"casus/server/internal/catalog"
 	"casus/server/internal/deps"
@@ -33,8 +34,17 @@ type Server struct {
 // New configures the upstream (nil when no provider is configured).
 func New(_ context.Context, d deps.Deps) (*Server, error) {
 	s := &Server{d: d}
-	if d.Config.AIProvider == "anthropic" {
+	switch d.Config.AIProvider {
+	case "anthropic":
 		s.up = &upstream{base: d.Config.AnthropicBase, key: d.Config.AnthropicAPIKey, client: &http.Client{Timeout: 10 * time.Minute}, backoff: 500 * time.Millisecond}
+	case "openai":
+		if d.Config.OpenAIBase == "" {
+			break // stays unconfigured: 503 with the README pointer
+		}
+		// The transport translates to chat completions, so retries, timeout and
+		// cancellation below work the same for both providers.
+		tr := &providers.OpenAI{Base: d.Config.OpenAIBase, Key: d.Config.OpenAIAPIKey}
+		s.up = &upstream{base: "http://openai-compatible", client: &http.Client{Timeout: 10 * time.Minute, Transport: tr}, backoff: 500 * time.Millisecond}
 	}
 	return s, nil
 }
@@ -76,7 +86,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) error {
 		return &apiError{401, "authentication_error", "Autentificarea este necesară pentru funcțiile AI."}
 	}
 	if s.up == nil {
-		return &apiError{503, "api_error", "Funcțiile AI nu sunt configurate pe acest server: setați ANTHROPIC_API_KEY (vezi README)."}
+		return &apiError{503, "api_error", "Funcțiile AI nu sunt configurate pe acest server: setați ANTHROPIC_API_KEY sau AI_PROVIDER=openai cu OPENAI_BASE_URL (vezi README)."}
 	}
 	task := r.Header.Get("X-Casus-Task")
 	settings, ok := prompts.Tasks[task]
