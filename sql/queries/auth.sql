@@ -113,7 +113,9 @@ delete from auth.flow_state where auth_code = $1 returning *;
 
 -- name: SessionUserFull :one
 -- The user of a live session with its identities in GoTrue's shape, in one round trip.
-select u.*, coalesce((select json_agg(json_build_object(
+select u.id, u.email, u.email_confirmed_at, u.confirmed_at, u.confirmation_sent_at, u.recovery_sent_at,
+  u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data, u.created_at, u.updated_at,
+  coalesce((select json_agg(json_build_object(
     'identity_id', i.id, 'id', i.provider_id, 'user_id', i.user_id, 'identity_data', i.identity_data,
     'provider', i.provider, 'last_sign_in_at', i.last_sign_in_at, 'created_at', i.created_at,
     'updated_at', i.updated_at, 'email', i.email) order by i.created_at)

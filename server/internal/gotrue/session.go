@@ -1,6 +1,7 @@
 package gotrue
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -22,7 +23,7 @@ import (
 
 // userJSON is GoTrue's user object; q is the pool or the caller's transaction (taking a
 // second connection inside a transaction would deadlock a busy pool).
-func (s *Server) userJSON(ctx context.Context, q *dbsqlc.Queries, u dbsqlc.AuthUser) map[string]any {
+func (s *Server) userJSON(ctx context.Context, q *dbsqlc.Queries, u dbsqlc.AuthUser) userBody {
 	identities := []any{}
 	if ids, err := q.IdentitiesByUser(ctx, u.ID); err == nil {
 		for _, i := range ids {
@@ -38,27 +39,45 @@ func (s *Server) userJSON(ctx context.Context, q *dbsqlc.Queries, u dbsqlc.AuthU
 	return userObject(u, identities)
 }
 
+// userBody is GoTrue's user object. Metadata is passed through as the stored JSON.
+type userBody struct {
+	ID                 string          `json:"id"`
+	Aud                string          `json:"aud"`
+	Role               string          `json:"role"`
+	Email              string          `json:"email"`
+	Phone              string          `json:"phone"`
+	EmailConfirmedAt   any             `json:"email_confirmed_at"`
+	ConfirmedAt        any             `json:"confirmed_at"`
+	ConfirmationSentAt any             `json:"confirmation_sent_at"`
+	RecoverySentAt     any             `json:"recovery_sent_at"`
+	LastSignInAt       any             `json:"last_sign_in_at"`
+	AppMetadata        json.RawMessage `json:"app_metadata"`
+	UserMetadata       json.RawMessage `json:"user_metadata"`
+	Identities         any             `json:"identities"`
+	CreatedAt          any             `json:"created_at"`
+	UpdatedAt          any             `json:"updated_at"`
+	IsAnonymous        bool            `json:"is_anonymous"`
+}
+
 // userObject assembles the user JSON from the row and its identities.
-func userObject(u dbsqlc.AuthUser, identities any) map[string]any {
-	id := uuidString(u.ID)
-	email := deref(u.Email)
-	var appMeta, userMeta map[string]any
-	_ = json.Unmarshal(u.RawAppMetaData, &appMeta)
-	_ = json.Unmarshal(u.RawUserMetaData, &userMeta)
-	if appMeta == nil {
-		appMeta = map[string]any{}
+func userObject(u dbsqlc.AuthUser, identities any) userBody {
+	return userBody{
+		ID: uuidString(u.ID), Aud: "authenticated", Role: "authenticated", Email: deref(u.Email),
+		EmailConfirmedAt: ts(u.EmailConfirmedAt), ConfirmedAt: ts(u.ConfirmedAt),
+		ConfirmationSentAt: ts(u.ConfirmationSentAt), RecoverySentAt: ts(u.RecoverySentAt),
+		LastSignInAt: ts(u.LastSignInAt), AppMetadata: jsonObject(u.RawAppMetaData),
+		UserMetadata: jsonObject(u.RawUserMetaData), Identities: identities,
+		CreatedAt: ts(u.CreatedAt), UpdatedAt: ts(u.UpdatedAt),
 	}
-	if userMeta == nil {
-		userMeta = map[string]any{}
+}
+
+// jsonObject passes stored JSON through, with {} for a missing or non-object value.
+func jsonObject(b []byte) json.RawMessage {
+	t := bytes.TrimSpace(b)
+	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+		return json.RawMessage("{}")
 	}
-	return map[string]any{
-		"id": id, "aud": "authenticated", "role": "authenticated", "email": email, "phone": "",
-		"email_confirmed_at": ts(u.EmailConfirmedAt), "confirmed_at": ts(u.ConfirmedAt),
-		"confirmation_sent_at": ts(u.ConfirmationSentAt), "recovery_sent_at": ts(u.RecoverySentAt),
-		"last_sign_in_at": ts(u.LastSignInAt), "app_metadata": appMeta, "user_metadata": userMeta,
-		"identities": identities, "created_at": ts(u.CreatedAt), "updated_at": ts(u.UpdatedAt),
-		"is_anonymous": false,
-	}
+	return json.RawMessage(t)
 }
 
 // issueSession starts a session and returns GoTrue's token response.
@@ -115,14 +134,22 @@ func (s *Server) tokenResponse(ctx context.Context, q *dbsqlc.Queries, u dbsqlc.
 	}, nil
 }
 
+// sessionClaims are the claims a user request needs; decoding only these (and not the
+// metadata a token carries) keeps GET /user cheap.
+type sessionClaims struct {
+	jwt.RegisteredClaims
+	Role      string `json:"role"`
+	SessionID string `json:"session_id"`
+}
+
 // verifyUserToken checks the bearer token of a user request.
-func (s *Server) verifyUserToken(r *http.Request) (*authn.Claims, pgtype.UUID, pgtype.UUID, error) {
+func (s *Server) verifyUserToken(r *http.Request) (*sessionClaims, pgtype.UUID, pgtype.UUID, error) {
 	tok := authn.BearerToken(r)
 	if tok == "" {
 		return nil, pgtype.UUID{}, pgtype.UUID{}, errNoAuth
 	}
-	c, err := s.d.Keys.Verify(tok)
-	if err != nil {
+	c := &sessionClaims{}
+	if err := s.d.Keys.VerifyInto(tok, c); err != nil {
 		if errors.Is(err, authn.ErrExpiredToken) {
 			return nil, pgtype.UUID{}, pgtype.UUID{}, errExpiredJWT
 		}
@@ -137,7 +164,7 @@ func (s *Server) verifyUserToken(r *http.Request) (*authn.Claims, pgtype.UUID, p
 }
 
 // currentUser verifies the bearer token and loads its user through its live session.
-func (s *Server) currentUser(r *http.Request) (dbsqlc.AuthUser, *authn.Claims, error) {
+func (s *Server) currentUser(r *http.Request) (dbsqlc.AuthUser, *sessionClaims, error) {
 	c, uid, sid, err := s.verifyUserToken(r)
 	if err != nil {
 		return dbsqlc.AuthUser{}, nil, err

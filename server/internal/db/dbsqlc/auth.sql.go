@@ -350,7 +350,9 @@ func (q *Queries) SessionUser(ctx context.Context, arg SessionUserParams) (AuthU
 }
 
 const sessionUserFull = `-- name: SessionUserFull :one
-select u.instance_id, u.id, u.aud, u.role, u.email, u.encrypted_password, u.email_confirmed_at, u.invited_at, u.confirmation_token, u.confirmation_sent_at, u.recovery_token, u.recovery_sent_at, u.email_change_token_new, u.email_change, u.email_change_sent_at, u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data, u.is_super_admin, u.created_at, u.updated_at, u.phone, u.phone_confirmed_at, u.phone_change, u.phone_change_token, u.phone_change_sent_at, u.confirmed_at, u.email_change_token_current, u.email_change_confirm_status, u.banned_until, u.reauthentication_token, u.reauthentication_sent_at, u.is_sso_user, u.deleted_at, u.is_anonymous, coalesce((select json_agg(json_build_object(
+select u.id, u.email, u.email_confirmed_at, u.confirmed_at, u.confirmation_sent_at, u.recovery_sent_at,
+  u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data, u.created_at, u.updated_at,
+  coalesce((select json_agg(json_build_object(
     'identity_id', i.id, 'id', i.provider_id, 'user_id', i.user_id, 'identity_data', i.identity_data,
     'provider', i.provider, 'last_sign_in_at', i.last_sign_in_at, 'created_at', i.created_at,
     'updated_at', i.updated_at, 'email', i.email) order by i.created_at)
@@ -365,42 +367,18 @@ type SessionUserFullParams struct {
 }
 
 type SessionUserFullRow struct {
-	InstanceID               pgtype.UUID        `json:"instance_id"`
-	ID                       pgtype.UUID        `json:"id"`
-	Aud                      *string            `json:"aud"`
-	Role                     *string            `json:"role"`
-	Email                    *string            `json:"email"`
-	EncryptedPassword        *string            `json:"encrypted_password"`
-	EmailConfirmedAt         pgtype.Timestamptz `json:"email_confirmed_at"`
-	InvitedAt                pgtype.Timestamptz `json:"invited_at"`
-	ConfirmationToken        *string            `json:"confirmation_token"`
-	ConfirmationSentAt       pgtype.Timestamptz `json:"confirmation_sent_at"`
-	RecoveryToken            *string            `json:"recovery_token"`
-	RecoverySentAt           pgtype.Timestamptz `json:"recovery_sent_at"`
-	EmailChangeTokenNew      *string            `json:"email_change_token_new"`
-	EmailChange              *string            `json:"email_change"`
-	EmailChangeSentAt        pgtype.Timestamptz `json:"email_change_sent_at"`
-	LastSignInAt             pgtype.Timestamptz `json:"last_sign_in_at"`
-	RawAppMetaData           []byte             `json:"raw_app_meta_data"`
-	RawUserMetaData          []byte             `json:"raw_user_meta_data"`
-	IsSuperAdmin             *bool              `json:"is_super_admin"`
-	CreatedAt                pgtype.Timestamptz `json:"created_at"`
-	UpdatedAt                pgtype.Timestamptz `json:"updated_at"`
-	Phone                    *string            `json:"phone"`
-	PhoneConfirmedAt         pgtype.Timestamptz `json:"phone_confirmed_at"`
-	PhoneChange              *string            `json:"phone_change"`
-	PhoneChangeToken         *string            `json:"phone_change_token"`
-	PhoneChangeSentAt        pgtype.Timestamptz `json:"phone_change_sent_at"`
-	ConfirmedAt              pgtype.Timestamptz `json:"confirmed_at"`
-	EmailChangeTokenCurrent  *string            `json:"email_change_token_current"`
-	EmailChangeConfirmStatus *int16             `json:"email_change_confirm_status"`
-	BannedUntil              pgtype.Timestamptz `json:"banned_until"`
-	ReauthenticationToken    *string            `json:"reauthentication_token"`
-	ReauthenticationSentAt   pgtype.Timestamptz `json:"reauthentication_sent_at"`
-	IsSsoUser                bool               `json:"is_sso_user"`
-	DeletedAt                pgtype.Timestamptz `json:"deleted_at"`
-	IsAnonymous              bool               `json:"is_anonymous"`
-	IdentitiesJson           string             `json:"identities_json"`
+	ID                 pgtype.UUID        `json:"id"`
+	Email              *string            `json:"email"`
+	EmailConfirmedAt   pgtype.Timestamptz `json:"email_confirmed_at"`
+	ConfirmedAt        pgtype.Timestamptz `json:"confirmed_at"`
+	ConfirmationSentAt pgtype.Timestamptz `json:"confirmation_sent_at"`
+	RecoverySentAt     pgtype.Timestamptz `json:"recovery_sent_at"`
+	LastSignInAt       pgtype.Timestamptz `json:"last_sign_in_at"`
+	RawAppMetaData     []byte             `json:"raw_app_meta_data"`
+	RawUserMetaData    []byte             `json:"raw_user_meta_data"`
+	CreatedAt          pgtype.Timestamptz `json:"created_at"`
+	UpdatedAt          pgtype.Timestamptz `json:"updated_at"`
+	IdentitiesJson     string             `json:"identities_json"`
 }
 
 // The user of a live session with its identities in GoTrue's shape, in one round trip.
@@ -408,41 +386,17 @@ func (q *Queries) SessionUserFull(ctx context.Context, arg SessionUserFullParams
 	row := q.db.QueryRow(ctx, sessionUserFull, arg.SessionID, arg.UserID)
 	var i SessionUserFullRow
 	err := row.Scan(
-		&i.InstanceID,
 		&i.ID,
-		&i.Aud,
-		&i.Role,
 		&i.Email,
-		&i.EncryptedPassword,
 		&i.EmailConfirmedAt,
-		&i.InvitedAt,
-		&i.ConfirmationToken,
+		&i.ConfirmedAt,
 		&i.ConfirmationSentAt,
-		&i.RecoveryToken,
 		&i.RecoverySentAt,
-		&i.EmailChangeTokenNew,
-		&i.EmailChange,
-		&i.EmailChangeSentAt,
 		&i.LastSignInAt,
 		&i.RawAppMetaData,
 		&i.RawUserMetaData,
-		&i.IsSuperAdmin,
 		&i.CreatedAt,
 		&i.UpdatedAt,
-		&i.Phone,
-		&i.PhoneConfirmedAt,
-		&i.PhoneChange,
-		&i.PhoneChangeToken,
-		&i.PhoneChangeSentAt,
-		&i.ConfirmedAt,
-		&i.EmailChangeTokenCurrent,
-		&i.EmailChangeConfirmStatus,
-		&i.BannedUntil,
-		&i.ReauthenticationToken,
-		&i.ReauthenticationSentAt,
-		&i.IsSsoUser,
-		&i.DeletedAt,
-		&i.IsAnonymous,
 		&i.IdentitiesJson,
 	)
 	return i, err

@@ -201,6 +201,19 @@ type CaseSubmission struct {
 	ScoreValue       pgtype.Numeric     `json:"score_value"`
 	FeedbackAt       pgtype.Timestamptz `json:"feedback_at"`
 	SubmittedAt      pgtype.Timestamptz `json:"submitted_at"`
+	AiProbability    pgtype.Numeric     `json:"ai_probability"`
+	AiDecision       *string            `json:"ai_decision"`
+	AiJustification  *string            `json:"ai_justification"`
+	AiCheckedAt      pgtype.Timestamptz `json:"ai_checked_at"`
+	ScoreBreakdown   []byte             `json:"score_breakdown"`
+}
+
+type CasusMetaAiUsage struct {
+	UserID   pgtype.UUID `json:"user_id"`
+	Day      pgtype.Date `json:"day"`
+	Task     string      `json:"task"`
+	Requests int32       `json:"requests"`
+	Tokens   int64       `json:"tokens"`
 }
 
 type CasusMetaSeedState struct {
