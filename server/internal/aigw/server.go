@@ -171,8 +171,10 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) error {
 		return &apiError{502, "api_error", "Furnizorul AI nu răspunde. Încearcă din nou."}
 	}
 	if req.Stream && res.StatusCode == 200 {
-		s.recordUsage(ctx, uid, task, 0)
-		return pipeSSE(w, res)
+		// Usage is recorded after the stream, with the tokens it reported, so the
+		// first event reaches the browser without waiting for the database.
+		s.recordUsage(ctx, uid, task, relaySSE(w, res))
+		return nil
 	}
 	raw := drain(res.Body)
 	if res.StatusCode != 200 {
@@ -211,30 +213,6 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(raw)
 	return nil
-}
-
-// pipeSSE passes the upstream's server-sent events through as they arrive.
-func pipeSSE(w http.ResponseWriter, res *http.Response) error {
-	defer res.Body.Close()
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(200)
-	flusher, _ := w.(http.Flusher)
-	buf := make([]byte, 4096)
-	for {
-		n, err := res.Body.Read(buf)
-		if n > 0 {
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				return nil
-			}
-			if flusher != nil {
-				flusher.Flush()
-			}
-		}
-		if err != nil {
-			return nil
-		}
-	}
 }
 
 func countUserTurns(ms []message) int {

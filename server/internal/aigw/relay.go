@@ -1,0 +1,80 @@
+package aigw
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net/http"
+)
+
+// relaySSE passes the upstream's server-sent events to the browser unchanged, flushing
+// at the end of each event, and returns the tokens the stream reported (input tokens in
+// message_start, output tokens in message_delta) so streamed calls count toward the
+// daily token quota like JSON ones.
+func relaySSE(w http.ResponseWriter, res *http.Response) (tokens int) {
+	defer res.Body.Close()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no") // a reverse proxy must not buffer either
+	w.WriteHeader(http.StatusOK)
+	flusher, _ := w.(http.Flusher)
+	in, out := 0, 0
+	br := bufio.NewReaderSize(res.Body, 16<<10)
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			// An oversized line: pass it on in pieces; only the usage parse is skipped.
+			if _, werr := w.Write(line); werr != nil {
+				return in + out
+			}
+			continue
+		}
+		if len(line) > 0 {
+			if bytes.HasPrefix(line, []byte("data:")) && bytes.Contains(line, []byte(`"usage"`)) {
+				in, out = usageOf(line[5:], in, out)
+			}
+			if _, werr := w.Write(line); werr != nil {
+				return in + out // the browser went away; closing the body cancels upstream
+			}
+			if flusher != nil && (len(bytes.TrimSpace(line)) == 0 || err != nil) {
+				flusher.Flush()
+			}
+		}
+		if err != nil {
+			if flusher != nil {
+				flusher.Flush()
+			}
+			return in + out
+		}
+	}
+}
+
+// usageOf reads the usage of a message_start or message_delta event.
+func usageOf(data []byte, in, out int) (int, int) {
+	var ev struct {
+		Message struct {
+			Usage struct {
+				In int `json:"input_tokens"`
+			} `json:"usage"`
+		} `json:"message"`
+		Usage *struct {
+			In  int `json:"input_tokens"`
+			Out int `json:"output_tokens"`
+		} `json:"usage"`
+	}
+	if json.Unmarshal(data, &ev) != nil {
+		return in, out
+	}
+	if ev.Message.Usage.In > 0 {
+		in = ev.Message.Usage.In
+	}
+	if ev.Usage != nil {
+		if ev.Usage.In > 0 {
+			in = ev.Usage.In
+		}
+		if ev.Usage.Out > 0 {
+			out = ev.Usage.Out // cumulative in the Messages API
+		}
+	}
+	return in, out
+}
