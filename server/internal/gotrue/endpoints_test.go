@@ -302,3 +302,18 @@ func TestProductionNeedsSMTP(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Failed sign-ins are limited per address whatever the client's IP.
+func TestFailedSignInsPerAddress(t *testing.T) {
+	e := start(t, func(c *config.Config) { c.RateLimitSignIn = 2 })
+	e.signupConfirmed("guess@example.ro", "secret1") // one successful sign-in: not counted
+	signIn := func(ip, password string) resp {
+		return e.doWith("POST", "/auth/v1/token?grant_type=password", map[string]any{"email": "guess@example.ro", "password": password}, map[string]string{"X-Forwarded-For": ip})
+	}
+	e.expectErr(signIn("10.0.0.1", "wrong1"), 400, "invalid_credentials")
+	e.expectErr(signIn("10.0.0.2", "wrong2"), 400, "invalid_credentials")
+	e.expectErr(signIn("10.0.0.3", "secret1"), 429, "over_request_rate_limit")
+	if r := e.doWith("POST", "/auth/v1/token?grant_type=password", map[string]any{"email": "someone@example.ro", "password": "x"}, map[string]string{"X-Forwarded-For": "10.0.0.4"}); r.status != 400 {
+		t.Fatalf("another address: %d", r.status)
+	}
+}

@@ -51,6 +51,16 @@ type resp struct {
 
 func (e *env) do(method, path string, body any, bearer string) resp {
 	e.t.Helper()
+	var h map[string]string
+	if bearer != "" {
+		h = map[string]string{"Authorization": "Bearer " + bearer}
+	}
+	return e.doWith(method, path, body, h)
+}
+
+// doWith sends a request with the anon apikey and extra headers; any 5xx fails the test.
+func (e *env) doWith(method, path string, body any, headers map[string]string) resp {
+	e.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -63,8 +73,8 @@ func (e *env) do(method, path string, body any, bearer string) resp {
 	req, _ := http.NewRequest(method, e.srv.URL+path, rd)
 	req.Header.Set("apikey", e.srv.Deps.Keys.AnonKey)
 	req.Header.Set("Content-Type", "application/json")
-	if bearer != "" {
-		req.Header.Set("Authorization", "Bearer "+bearer)
+	for k, v := range headers {
+		req.Header.Set(k, v)
 	}
 	res, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
 	if err != nil {

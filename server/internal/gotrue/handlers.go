@@ -243,17 +243,27 @@ func (s *Server) tokenPassword(w http.ResponseWriter, r *http.Request) error {
 	if p.Email == "" || p.Password == nil {
 		return errf(400, "validation_failed", "missing email or phone")
 	}
+	// Per address, only failed attempts count (RATE_LIMIT_SIGNIN per 5 minutes), so
+	// guessing one account's password from many addresses is bounded too.
+	addrKey := "signin-failed|" + strings.ToLower(strings.TrimSpace(p.Email))
+	if s.limits.exhausted(addrKey) {
+		return errOverRequest
+	}
+	failed := func() error {
+		s.limits.allow(addrKey, s.d.Config.RateLimitSignIn, 5*time.Minute)
+		return errInvalidCredentials
+	}
 	ctx := r.Context()
 	u, err := s.q.UserGetByEmail(ctx, strings.TrimSpace(p.Email))
 	if errors.Is(err, pgx.ErrNoRows) {
 		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(*p.Password))
-		return errInvalidCredentials
+		return failed()
 	}
 	if err != nil {
 		return err
 	}
 	if bcrypt.CompareHashAndPassword([]byte(deref(u.EncryptedPassword)), []byte(*p.Password)) != nil {
-		return errInvalidCredentials
+		return failed()
 	}
 	if !u.EmailConfirmedAt.Valid {
 		return errEmailNotConfirmed

@@ -221,6 +221,17 @@ func (l *limiter) allow(key string, n int, per time.Duration) bool {
 	return b.Allow()
 }
 
+// exhausted reports whether the key's bucket is empty, without taking from it.
+func (l *limiter) exhausted(key string) bool {
+	if !l.enabled {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.buckets[key]
+	return b != nil && b.Tokens() < 1
+}
+
 // limit applies the per-IP limit of an endpoint family.
 func (s *Server) limit(family string, next httpx.HandlerFunc) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
