@@ -1,5 +1,5 @@
 // Runtime configuration served by the backend, so one build runs on any deployment.
-export type AppConfig = { supabaseUrl: string; supabaseAnonKey: string; aiEnabled: boolean };
+export type AppConfig = { supabaseUrl: string; supabaseAnonKey: string; aiEnabled: boolean; aiModel?: string };
 
 export async function loadConfig(): Promise<AppConfig> {
   const res = await fetch('/config.json', { cache: 'no-store' });

@@ -22,3 +22,7 @@ export function supabase(): SupabaseClient<Database> {
 export function aiEnabled(): boolean {
   return appConfig?.aiEnabled ?? false;
 }
+
+export function aiModel(): string {
+  return appConfig?.aiModel || 'claude-sonnet-4-5';
+}

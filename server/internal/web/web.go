@@ -95,6 +95,7 @@ func (s *Server) configJSON(w http.ResponseWriter, r *http.Request) {
 		"supabaseUrl":     s.d.Config.SiteURL,
 		"supabaseAnonKey": s.d.Keys.AnonKey,
 		"aiEnabled":       s.d.Config.AIProvider != "",
+		"aiModel":         s.d.Config.AIModel,
 	})
 }
 

@@ -3,6 +3,7 @@ import { supabase, aiEnabled } from '../../lib/supabase';
 import { useAuth } from '../../lib/auth/store';
 import { clampViewer, SEARCH_DEBOUNCE_MS, shouldSearch, stripCasePrefix, VIEWER_DEFAULT } from '../../lib/validation';
 import { CodeViewer, type CodeId } from './CodeViewer';
+import { SolutionPanel } from './Evaluation';
 import { codeOf, levelColor, loadCase, loadTree, searchCases, type CaseFull, type CaseRow, type Category, type Domain, type SearchResult } from './data';
 
 const VIEWER_KEY = 'casus.codeViewerHeight';
@@ -208,7 +209,7 @@ function CaseView({ id, onArticle }: { id: string; onArticle: (ref: string, numb
       </header>
       <details className="solve">
         <summary>Rezolvă speța!</summary>
-        <SolutionPanel key={c.id} />
+        <SolutionPanel key={c.id} caseId={c.id} aiOn={aiEnabled()} />
       </details>
       <h2>Problema juridică</h2>
       <p>{c.legal_problem}</p>
@@ -252,50 +253,6 @@ function Colleagues({ caseId }: { caseId: string }) {
   }, [caseId, user]);
   if (n === 0) return null;
   return <span className="colleagues" aria-live="polite">{n === 1 ? '1 coleg studiază acum acest caz' : `${n} colegi studiază acum acest caz`}</span>;
-}
-
-const TEMPLATE = `Introducere: situația de fapt, calificarea juridică, problema de drept.
-Premisa majoră: norma aplicabilă (articolele, condițiile).
-Premisa minoră: faptele cazului raportate la normă.
-Concluzie: soluția.`;
-
-function SolutionPanel() {
-  const [level, setLevel] = useState(3);
-  const [text, setText] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const ai = aiEnabled();
-  return (
-    <div className="solution">
-      {!ai && (
-        <p className="banner">
-          Funcțiile AI sunt oprite pe acest server: evaluarea și tutorele au nevoie de un furnizor AI configurat (ANTHROPIC_API_KEY sau OPENAI_BASE_URL, vezi README).
-        </p>
-      )}
-      <fieldset className="strictness">
-        <legend>Exigența corectorului</legend>
-        {[
-          [1, 'Ușor'],
-          [3, 'Mediu'],
-          [5, 'Greu'],
-        ].map(([v, l]) => (
-          <label key={v}>
-            <input type="radio" name="strictness" checked={level === v} onChange={() => setLevel(v as number)} />
-            {'🔨'.repeat(v === 1 ? 1 : v === 3 ? 2 : 3)} {l} ({v})
-          </label>
-        ))}
-      </fieldset>
-      <textarea rows={15} placeholder={TEMPLATE} value={text} onChange={(e) => setText(e.target.value)} aria-label="Soluția ta" />
-      {error && <p className="error" role="alert">{error}</p>}
-      <button
-        className="primary"
-        disabled={!text.trim() || !ai}
-        title={ai ? undefined : 'Evaluarea AI nu este configurată pe acest server'}
-        onClick={() => setError(text.trim() ? null : 'Te rugăm să introduci soluția ta.')}
-      >
-        Evaluează Soluția
-      </button>
-    </div>
-  );
 }
 
 function RightPanel({ target, caseId }: { target: { code: CodeId; article: string; seq: number } | null; caseId: string | null }) {
