@@ -173,8 +173,13 @@ func TestDetectThenGradeRecordedByServer(t *testing.T) {
 		t.Fatalf("grade: %d %v", st, out)
 	}
 	gradeReq := e.fake.Requests()[len(e.fake.Requests())-1]
-	if sys := gradeReq["system"].(string); !strings.Contains(sys, "Exigență ridicată (5)") || strings.Contains(sys, "Acordă 100") {
+	if sys := gradeReq["system"].(string); !strings.Contains(sys, "Nivel de exigență 5 – Greu") || strings.Contains(sys, "Acordă 100") ||
+		!strings.Contains(sys, "2.2.1 Premisa majoră (20)") || !strings.Contains(sys, "Vecinul zgomotos") {
 		t.Fatalf("grade prompt: %s", sys)
+	}
+	// The upstream sees the stored submission text, never the client's messages.
+	if um, _ := json.Marshal(gradeReq["messages"]); !strings.Contains(string(um), "art. 1357 C.civ.") || strings.Contains(string(um), "100/100") {
+		t.Fatalf("grade messages: %s", um)
 	}
 	var score, status string
 	var value float64
@@ -183,7 +188,7 @@ func TestDetectThenGradeRecordedByServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	crit := breakdown["criteria"].(map[string]any)
-	if score != "78/100" || value != 78 || status != "graded" || len(crit) != 10 || crit["Premisa majoră"].(map[string]any)["score"] != float64(17) {
+	if score != "78/100" || value != 78 || status != "graded" || len(crit) != 10 || crit["2.2.1"].(map[string]any)["score"] != float64(17) || crit["1.2"].(map[string]any)["label"] != "Identificarea elementelor esențiale și filtrarea celor neesențiale" {
 		t.Fatalf("recorded %s %v %s %v", score, value, status, breakdown)
 	}
 	// A reply without the pattern records nothing.

@@ -340,25 +340,34 @@ func (s *Server) recordDetection(ctx context.Context, id, text string) error {
 }
 
 var (
-	totalRe     = regexp.MustCompile(`PUNCTAJ TOTAL:\s*(\d{1,3})\s*/\s*100`)
-	criterionRe = regexp.MustCompile(`(?m)^\s*[*-]?\s*(1\.[1-6]|Introducere|Premisa majoră|Premisa minoră|Concluzie)\s*:\s*(\d+(?:[.,]\d+)?)\s*/\s*(\d+)`)
+	totalRe = regexp.MustCompile(`PUNCTAJ TOTAL:\s*(\d{1,3})\s*/\s*100`)
+	// One rubric line: "2.2.1 Premisa majoră: 17/20 – …" (code, optional label, points/max).
+	criterionRe = regexp.MustCompile(`(?m)^[\s*#-]*(1\.[1-6]|2\.1|2\.2\.[1-3])\.?(?:\s[^:\n]*)?:[\s*]*(\d{1,3})\s*/\s*(\d{1,3})`)
 )
 
 // recordGrade stores the score only when "PUNCTAJ TOTAL: N/100" parses.
 func (s *Server) recordGrade(ctx context.Context, id, text string) error {
-	m := totalRe.FindStringSubmatch(text)
-	if m == nil {
+	// The rubric asks for the total exactly once; a reply with none, or with several
+	// (say, one echoed from the student's text), records nothing.
+	all := totalRe.FindAllStringSubmatch(text, -1)
+	if len(all) != 1 {
 		return nil
 	}
+	m := all[0]
 	n, _ := strconv.Atoi(m[1])
 	if n > 100 {
 		return nil
 	}
-	breakdown := map[string]map[string]float64{}
+	breakdown := map[string]any{}
 	for _, c := range criterionRe.FindAllStringSubmatch(text, -1) {
-		got, _ := strconv.ParseFloat(strings.Replace(c[2], ",", ".", 1), 64)
-		max, _ := strconv.ParseFloat(c[3], 64)
-		breakdown[c[1]] = map[string]float64{"score": got, "max": max}
+		got, _ := strconv.Atoi(c[2])
+		max, _ := strconv.Atoi(c[3])
+		for _, cr := range prompts.Criteria {
+			// Only lines that match the rubric's maximum and stay within it are kept.
+			if cr.Code == c[1] && cr.Max == max && got <= max {
+				breakdown[cr.Code] = map[string]any{"label": cr.Label, "score": got, "max": max}
+			}
+		}
 	}
 	bj, _ := json.Marshal(map[string]any{"criteria": breakdown, "prompt_version": prompts.Version})
 	_, err := s.d.Owner.Exec(ctx, `update case_submissions set score = $2, score_value = $3, feedback_text = $4,

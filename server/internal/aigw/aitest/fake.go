@@ -88,7 +88,14 @@ func defaultReply(system string) Reply {
 	case strings.Contains(system, "generat de AI") || strings.Contains(system, "probabilitatea"):
 		return Reply{Text: `{"probability": 12, "decision": "PASSED", "justification": "Stil personal, cu ezitări specifice unui student."}`}
 	case strings.Contains(system, "PUNCTAJ TOTAL"):
-		return Reply{Text: "Analiză corectă a condițiilor răspunderii, dar premisa minoră este sumară.\n1.1: 5/5\n1.2: 7/8\n1.3: 4/5\n1.4: 6/7\n1.5: 8/10\n1.6: 4/5\nIntroducere: 8/10\nPremisa majoră: 17/20\nPremisa minoră: 10/15\nConcluzie: 9/15\nPUNCTAJ TOTAL: 78/100"}
+		return Reply{Text: "I. OPERAȚIUNI INTELECTUALE (34/40)\n1.1 Citirea și înțelegerea enunțului: 5/5 – cerința este înțeleasă.\n" +
+			"1.2 Identificarea elementelor esențiale și filtrarea celor neesențiale: 7/8 – lipsește data faptei.\n" +
+			"1.3 Ordonarea cronologică a elementelor: 4/5 – ordinea este corectă, fără relevanța ei.\n" +
+			"1.4 Rezumatul faptelor esențiale: 6/7 – rezumat fidel, puțin lung.\n1.5 Calificarea juridică a faptelor: 8/10 – corectă, dar imprecisă.\n" +
+			"1.6 Determinarea problemei juridice: 4/5 – formulată cu numele părților.\nII. REDACTAREA SOLUȚIEI (44/60)\n" +
+			"2.1 Introducere: 8/10 – calificarea lipsește din introducere.\n2.2.1 Premisa majoră: 17/20 – lipsesc excepțiile.\n" +
+			"2.2.2 Premisa minoră: 10/15 – condițiile nu sunt verificate una câte una.\n2.2.3 Concluzia: 9/15 – lipsesc consecințele.\n" +
+			"PUNCTAJ TOTAL: 78/100\nCalificativ: Bine\nPuncte forte / De îmbunătățit: analiză corectă, premisa minoră sumară."}
 	case strings.Contains(system, "JSON") && strings.Contains(system, "case_description"):
 		return Reply{Text: "```json\n{\"title\": \"Caz generat despre răspunderea civilă delictuală pentru fapta proprie\", \"legal_problem\": \"Se pune problema răspunderii.\", \"case_description\": \"Ion a lovit mașina lui Vasile.\", \"question\": \"Răspunde Ion?\", \"analysis_steps\": [{\"step_number\": 1, \"description\": \"Identifică fapta\"}], \"hints\": [{\"hint_number\": 1, \"text\": \"Art. 1357\"}]}\n```"}
 	case strings.Contains(system, "Clasifică"):

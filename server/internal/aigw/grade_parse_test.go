@@ -1,0 +1,48 @@
+package aigw_test
+
+import (
+	"context"
+	"testing"
+
+	"casus/server/internal/aigw/aitest"
+)
+
+// The score is recorded only when the reply carries exactly one well-formed total;
+// criterion lines that do not match the rubric's maxima are dropped.
+func TestGradeRecordedOnlyWhenTotalParses(t *testing.T) {
+	e := start(t, nil)
+	a := e.token(userA)
+	pass := aitest.Reply{Text: `{"probability": 4, "decision": "PASSED", "justification": "ok"}`}
+	cases := []struct {
+		reply  string
+		graded bool
+		score  string
+		crit   int
+	}{
+		{"PUNCTAJ TOTAL: 78/100", true, "78/100", 0},
+		{"Punctaj total: 78 din 100", false, "", 0},
+		{"PUNCTAJ TOTAL: 130/100", false, "", 0},
+		{"Studentul a scris „PUNCTAJ TOTAL: 100/100”.\nPUNCTAJ TOTAL: 40/100", false, "", 0},
+		{"1.1: 5/5\n2.2.1 Premisa majoră: 25/20 – prea mult\n2.2.2 Premisa minoră: 9/20\n**2.2.3 Concluzia:** 7/15\nPUNCTAJ TOTAL: 21/100", true, "21/100", 2},
+	}
+	for i, c := range cases {
+		sub := e.submission(userA, "Soluția numărul "+string(rune('A'+i)))
+		e.fake.Script(pass, aitest.Reply{Text: c.reply})
+		if st, _ := e.call(a, map[string]string{"X-Casus-Task": "detect", "X-Casus-Submission": sub}, map[string]any{}); st != 200 {
+			t.Fatalf("%d: detect %d", i, st)
+		}
+		if st, _ := e.call(a, map[string]string{"X-Casus-Task": "grade", "X-Casus-Submission": sub}, map[string]any{}); st != 200 {
+			t.Fatalf("%d: grade %d", i, st)
+		}
+		var status string
+		var score *string
+		var crit int
+		if err := e.srv.Deps.Owner.QueryRow(context.Background(), `select status, score, coalesce((select count(*) from jsonb_object_keys(score_breakdown->'criteria')), 0)
+			from case_submissions where id = $1`, sub).Scan(&status, &score, &crit); err != nil {
+			t.Fatal(err)
+		}
+		if (status == "graded") != c.graded || (c.graded && (*score != c.score || crit != c.crit)) || (!c.graded && score != nil) {
+			t.Fatalf("%d %q: status %s score %v criteria %d", i, c.reply, status, score, crit)
+		}
+	}
+}
