@@ -102,19 +102,10 @@ func template(ctx context.Context) (string, error) {
 	if ready {
 		return name, nil
 	}
-	// Drop templates of older migration sets and any half-built one.
-	rows, err := admin.Query(ctx, "select datname from pg_database where datname like 'casus\\_tpl\\_%'")
-	if err != nil {
-		return "", err
-	}
-	old, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return "", err
-	}
-	for _, o := range old {
-		_, _ = admin.Exec(ctx, fmt.Sprintf("alter database %s is_template false", o))
-		_, _ = admin.Exec(ctx, fmt.Sprintf("drop database if exists %s with (force)", o))
-	}
+	// A half-built template of this set (an earlier run died while migrating) is
+	// dropped; templates of other migration sets are left alone, since another test
+	// process may be cloning from them right now.
+	_, _ = admin.Exec(ctx, fmt.Sprintf("drop database if exists %s with (force)", name))
 	if _, err := admin.Exec(ctx, "create database "+name); err != nil {
 		return "", err
 	}
