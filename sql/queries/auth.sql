@@ -1,5 +1,6 @@
 -- name: UserGetByEmail :one
-select * from auth.users where lower(email) = lower(sqlc.arg(email)) and deleted_at is null;
+-- is_sso_user = false matches the partial unique index on lower(email) (else a full scan).
+select * from auth.users where lower(email) = lower(sqlc.arg(email)) and is_sso_user = false and deleted_at is null;
 
 -- name: UserGetByID :one
 select * from auth.users where id = $1 and deleted_at is null;

@@ -583,9 +583,10 @@ func (q *Queries) UserDelete(ctx context.Context, id pgtype.UUID) error {
 }
 
 const userGetByEmail = `-- name: UserGetByEmail :one
-select instance_id, id, aud, role, email, encrypted_password, email_confirmed_at, invited_at, confirmation_token, confirmation_sent_at, recovery_token, recovery_sent_at, email_change_token_new, email_change, email_change_sent_at, last_sign_in_at, raw_app_meta_data, raw_user_meta_data, is_super_admin, created_at, updated_at, phone, phone_confirmed_at, phone_change, phone_change_token, phone_change_sent_at, confirmed_at, email_change_token_current, email_change_confirm_status, banned_until, reauthentication_token, reauthentication_sent_at, is_sso_user, deleted_at, is_anonymous from auth.users where lower(email) = lower($1) and deleted_at is null
+select instance_id, id, aud, role, email, encrypted_password, email_confirmed_at, invited_at, confirmation_token, confirmation_sent_at, recovery_token, recovery_sent_at, email_change_token_new, email_change, email_change_sent_at, last_sign_in_at, raw_app_meta_data, raw_user_meta_data, is_super_admin, created_at, updated_at, phone, phone_confirmed_at, phone_change, phone_change_token, phone_change_sent_at, confirmed_at, email_change_token_current, email_change_confirm_status, banned_until, reauthentication_token, reauthentication_sent_at, is_sso_user, deleted_at, is_anonymous from auth.users where lower(email) = lower($1) and is_sso_user = false and deleted_at is null
 `
 
+// is_sso_user = false matches the partial unique index on lower(email) (else a full scan).
 func (q *Queries) UserGetByEmail(ctx context.Context, email string) (AuthUser, error) {
 	row := q.db.QueryRow(ctx, userGetByEmail, email)
 	var i AuthUser
