@@ -124,3 +124,54 @@ func TestCodeArticleRPCs(t *testing.T) {
 		t.Errorf("1-char query returned %d rows", n)
 	}
 }
+
+func TestSeedLoadsCurriculum(t *testing.T) {
+	cases, err := seed.LoadCases()
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("no curriculum: %v", err)
+	}
+	d := seeded(t)
+	ctx := context.Background()
+	if got := count(t, d, "select count(*) from cases where verified and user_id is null"); got != len(cases) {
+		t.Fatalf("%d verified curriculum cases, want %d", got, len(cases))
+	}
+	c := cases[0]
+	var title, level, domain, category string
+	var id string
+	if err := d.Owner.QueryRow(ctx, "select id, title, level, domain, category from cases where case_code = $1", c.Code).Scan(&id, &title, &level, &domain, &category); err != nil {
+		t.Fatal(err)
+	}
+	if title != c.Title || level != c.Level || domain != c.Domain || category == "" {
+		t.Fatalf("%s: %q %q %q %q", c.Code, title, level, domain, category)
+	}
+	if n := count(t, d, "select count(*) from case_articles where case_id = $1", id); n != len(c.Articles) {
+		t.Errorf("articles: %d", n)
+	}
+	if n := count(t, d, "select max(step_number) from case_analysis_steps where case_id = $1", id); n != len(c.AnalysisSteps) {
+		t.Errorf("steps: %d", n)
+	}
+	if n := count(t, d, "select count(*) from case_hints where case_id = $1", id); n != len(c.Hints) {
+		t.Errorf("hints: %d", n)
+	}
+	// Students read the case but never its model answer.
+	student := &authn.Claims{Role: authn.RoleAuthenticated, Raw: map[string]any{"role": "authenticated", "sub": "8b0c7a3e-52f4-4c8e-9d0b-6f1e2a3b4c5d"}}
+	err = db.AsRole(ctx, d.API, student, db.ReadOnly, db.RequestInfo{}, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, "select model_answer from case_model_answers limit 1")
+		return err
+	})
+	if err == nil {
+		t.Error("a student read the model answers")
+	}
+	// Re-seeding keeps ids (progress and conversations point at them).
+	if _, err := d.Owner.Exec(ctx, "delete from casus_meta.seed_state where key = 'cases'"); err != nil {
+		t.Fatal(err)
+	}
+	if err := seed.Run(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	var id2 string
+	d.Owner.QueryRow(ctx, "select id from cases where case_code = $1", c.Code).Scan(&id2)
+	if id2 != id || count(t, d, "select count(*) from case_articles where case_id = $1", id) != len(c.Articles) {
+		t.Errorf("re-seed changed the case: %s → %s", id, id2)
+	}
+}
