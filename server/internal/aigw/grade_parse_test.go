@@ -2,6 +2,7 @@ package aigw_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"casus/server/internal/aigw/aitest"
@@ -44,5 +45,44 @@ func TestGradeRecordedOnlyWhenTotalParses(t *testing.T) {
 		if (status == "graded") != c.graded || (c.graded && (*score != c.score || crit != c.crit)) || (!c.graded && score != nil) {
 			t.Fatalf("%d %q: status %s score %v criteria %d", i, c.reply, status, score, crit)
 		}
+	}
+}
+
+// Asking again cannot turn a failed check into a pass, nor re-roll a grade: a repeated
+// call answers the recorded result without calling the model.
+func TestOneCheckAndOneGradePerSubmission(t *testing.T) {
+	e := start(t, nil)
+	a := e.token(userA)
+	failed := e.submission(userA, "Text verificat o dată")
+	e.fake.Script(aitest.Reply{Text: `{"probability": 80, "decision": "FAILED", "justification": "tipar de model"}`})
+	if st, _ := e.call(a, map[string]string{"X-Casus-Task": "detect", "X-Casus-Submission": failed}, map[string]any{}); st != 200 {
+		t.Fatal(st)
+	}
+	n := len(e.fake.Requests())
+	st, out := e.call(a, map[string]string{"X-Casus-Task": "detect", "X-Casus-Submission": failed}, map[string]any{})
+	var again struct {
+		Probability float64
+		Decision    string
+	}
+	if err := json.Unmarshal([]byte(text(out)), &again); err != nil || st != 200 || again.Decision != "FAILED" || again.Probability != 80 || len(e.fake.Requests()) != n {
+		t.Fatalf("second check: %d %v", st, out)
+	}
+	if st, _ := e.call(a, map[string]string{"X-Casus-Task": "grade", "X-Casus-Submission": failed}, map[string]any{}); st != 403 {
+		t.Fatalf("graded after a repeated check: %d", st)
+	}
+	graded := e.submission(userA, "Text notat o dată")
+	e.fake.Script(aitest.Reply{Text: `{"probability": 3, "decision": "PASSED", "justification": "ok"}`}, aitest.Reply{Text: "Bine.\nPUNCTAJ TOTAL: 61/100"})
+	e.call(a, map[string]string{"X-Casus-Task": "detect", "X-Casus-Submission": graded}, map[string]any{})
+	if st, _ := e.call(a, map[string]string{"X-Casus-Task": "grade", "X-Casus-Submission": graded}, map[string]any{}); st != 200 {
+		t.Fatal(st)
+	}
+	n = len(e.fake.Requests())
+	if st, out := e.call(a, map[string]string{"X-Casus-Task": "grade", "X-Casus-Submission": graded}, map[string]any{}); st != 200 || text(out) != "Bine.\nPUNCTAJ TOTAL: 61/100" || len(e.fake.Requests()) != n {
+		t.Fatalf("second grade: %d %v", st, out)
+	}
+	var score string
+	e.srv.Deps.Owner.QueryRow(context.Background(), "select score from case_submissions where id = $1", graded).Scan(&score)
+	if score != "61/100" {
+		t.Fatalf("grade changed to %s", score)
 	}
 }
