@@ -16,9 +16,50 @@ type builder struct {
 	alias int
 	// innerConds are exists() conditions from !inner embeds, by parent path.
 	innerConds []innerCond
+	// group holds, per select path, the plain expressions to GROUP BY when that level has
+	// aggregates (PostgREST groups by every non-aggregated column selected).
+	group map[string]*grouping
+}
+
+type grouping struct {
+	agg   bool
+	exprs []string
+}
+
+func (b *builder) grouping(path string) *grouping {
+	if b.group == nil {
+		b.group = map[string]*grouping{}
+	}
+	g := b.group[path]
+	if g == nil {
+		g = &grouping{}
+		b.group[path] = g
+	}
+	return g
+}
+
+// groupBy is the GROUP BY clause of a path ("" when it has no aggregates).
+func (b *builder) groupBy(path string) string {
+	g := b.group[path]
+	if g == nil || !g.agg || len(g.exprs) == 0 {
+		return ""
+	}
+	return " group by " + strings.Join(g.exprs, ", ")
 }
 
 func qi(s string) string { return pgx.Identifier{s}.Sanitize() }
+
+// sqlTypeAliases maps the SQL spellings PostgREST users write in casts to the catalog
+// names, so the type can be quoted like every other identifier.
+var sqlTypeAliases = map[string]string{"int": "int4", "integer": "int4", "bigint": "int8", "smallint": "int2",
+	"real": "float4", "float": "float8", "boolean": "bool", "decimal": "numeric"}
+
+func castType(t string) string {
+	if a, ok := sqlTypeAliases[strings.ToLower(t)]; ok {
+		t = a
+	}
+	return qi(t)
+}
 
 func (b *builder) arg(v any) string {
 	b.args = append(b.args, v)
@@ -59,6 +100,32 @@ func (b *builder) selectList(r *Relation, alias string, items []SelectItem, path
 		switch {
 		case it.Star:
 			out = append(out, alias+".*")
+			// Grouping by the primary key lets every column appear (functional dependency).
+			g := b.grouping(path)
+			if len(r.PK) == 0 {
+				g.exprs = append(g.exprs, alias+".*")
+			}
+			for _, k := range r.PK {
+				g.exprs = append(g.exprs, alias+"."+qi(k))
+			}
+		case it.Agg != "":
+			e := "count(*)"
+			if it.Column != "" {
+				ce, _, err := b.colExpr(r, alias, it.Column, it.JSON)
+				if err != nil {
+					return nil, err
+				}
+				e = it.Agg + "(" + ce + ")"
+			}
+			if it.Cast != "" {
+				e = "(" + e + ")::" + castType(it.Cast)
+			}
+			name := it.Alias
+			if name == "" {
+				name = it.Agg
+			}
+			b.grouping(path).agg = true
+			out = append(out, e+" as "+qi(name))
 		case it.Embed != nil:
 			cols, err := b.embed(r, alias, it, path)
 			if err != nil {
@@ -71,12 +138,13 @@ func (b *builder) selectList(r *Relation, alias string, items []SelectItem, path
 				return nil, err
 			}
 			if it.Cast != "" {
-				e += "::" + qi(it.Cast)
+				e += "::" + castType(it.Cast)
 			}
 			name := it.Alias
 			if name == "" {
 				name = it.Column
 			}
+			b.grouping(path).exprs = append(b.grouping(path).exprs, e)
 			out = append(out, e+" as "+qi(name))
 		}
 	}
@@ -245,7 +313,7 @@ func (b *builder) embed(parent *Relation, palias string, it SelectItem, path str
 		}
 		return out, nil
 	}
-	inner := "select " + strings.Join(list, ", ") + " from " + relName(rel.target) + " " + t + " where " + cond
+	inner := "select " + strings.Join(list, ", ") + " from " + relName(rel.target) + " " + t + " where " + cond + b.groupBy(sub)
 	if e.Inner {
 		b.innerConds = append(b.innerConds, innerCond{path: path, sql: "exists (select 1 from " + relName(rel.target) + " " + t + "_i where " + strings.ReplaceAll(cond, t+".", t+"_i.") + ")"})
 	}

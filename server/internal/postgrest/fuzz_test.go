@@ -38,7 +38,7 @@ func buildRead(sc *Schema, rel *Relation, q *Query) (string, []any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	return "select " + strings.Join(list, ", ") + " from " + relName(rel) + " _t0" + where + order + b.limitOffset("", 1000), b.args, nil
+	return "select " + strings.Join(list, ", ") + " from " + relName(rel) + " _t0" + where + b.groupBy("") + order + b.limitOffset("", 1000), b.args, nil
 }
 
 // The SQL a request produces contains user input only as bound parameters or as quoted

@@ -271,7 +271,7 @@ func (s *Server) read(rq *request, sc *Schema, rel *Relation) error {
 		count = "(select count(*) from " + relName(rel) + " _t0" + where + ")"
 	}
 	sql := "select coalesce(json_agg(_r), '[]')::text, count(_r)::int, " + count + " from (select " + strings.Join(list, ", ") +
-		" from " + relName(rel) + " _t0" + where + order + b.limitOffset("", s.d.Config.DBMaxRows) + ") _r"
+		" from " + relName(rel) + " _t0" + where + b.groupBy("") + order + b.limitOffset("", s.d.Config.DBMaxRows) + ") _r"
 	res, err := s.exec(rq, db.ReadOnly, sql, b.args)
 	if err != nil {
 		return err

@@ -312,7 +312,7 @@ func (s *Server) rpc(rq *request, sc *Schema, f *Func) error {
 			return err
 		}
 		sql = "select coalesce(json_agg(_r), '[]')::text, count(_r)::int, null::bigint from (select " + strings.Join(list, ", ") +
-			" from " + fn + " _t0" + where + order + b.limitOffset("", s.d.Config.DBMaxRows) + ") _r"
+			" from " + fn + " _t0" + where + b.groupBy("") + order + b.limitOffset("", s.d.Config.DBMaxRows) + ") _r"
 	default:
 		sql = "select coalesce(to_json(" + fn + "), 'null')::text, 1, null::bigint"
 	}

@@ -16,6 +16,9 @@ type SelectItem struct {
 	Cast   string
 	Embed  *Embed
 	Spread bool
+	// Agg is count, sum, avg, min or max (PostgREST v12 aggregates: "count()", "col.sum()");
+	// Column is empty for count().
+	Agg string
 }
 
 type jsonStep struct {
@@ -334,13 +337,18 @@ func parseSelectItem(s string) (SelectItem, error) {
 		it.Spread = true
 		s = s[3:]
 	}
+	if !it.Spread {
+		if agg, ok, err := parseAggregate(s); ok || err != nil {
+			return agg, err
+		}
+	}
 	if open := strings.IndexByte(s, '('); open >= 0 {
 		if !strings.HasSuffix(s, ")") {
 			return bad()
 		}
 		head, body := s[:open], s[open+1:len(s)-1]
-		if head == "" || strings.HasSuffix(head, "count") && body == "" {
-			return SelectItem{}, apiErr(400, "PGRST123", "Use of aggregate functions is not allowed", "")
+		if head == "" {
+			return bad()
 		}
 		e := &Embed{}
 		if a, rest, ok := strings.Cut(head, ":"); ok {
@@ -388,6 +396,45 @@ func parseSelectItem(s string) (SelectItem, error) {
 		it.Alias = steps[len(steps)-1].Key
 	}
 	return it, nil
+}
+
+var aggFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true}
+
+// parseAggregate recognises "[alias:][col[->path].]fn()[::cast]"; ok is false for anything
+// that is not an aggregate (an embed or a column).
+func parseAggregate(s string) (SelectItem, bool, error) {
+	it := SelectItem{}
+	i := strings.Index(s, "()")
+	if i < 0 {
+		return it, false, nil
+	}
+	head, tail := s[:i], s[i+2:]
+	if tail != "" {
+		if !strings.HasPrefix(tail, "::") || !validIdent(tail[2:]) {
+			return it, false, nil
+		}
+		it.Cast = tail[2:]
+	}
+	if a, rest, ok := strings.Cut(head, ":"); ok {
+		it.Alias, head = a, rest
+	}
+	fn := head
+	if j := strings.LastIndexByte(head, '.'); j >= 0 {
+		fn = head[j+1:]
+		col, steps, err := parseColumnExpr(head[:j])
+		if err != nil {
+			return it, true, err
+		}
+		it.Column, it.JSON = col, steps
+	}
+	if !aggFuncs[fn] {
+		return it, false, nil
+	}
+	if fn != "count" && it.Column == "" {
+		return it, true, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse select parameter (%s)", s), fn+"() needs a column, e.g. col."+fn+"()")
+	}
+	it.Agg = fn
+	return it, true, nil
 }
 
 // splitTop splits on sep outside parentheses and double quotes.

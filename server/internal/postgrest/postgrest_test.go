@@ -168,6 +168,20 @@ func TestReadsLikeTheApp(t *testing.T) {
 	if !strings.HasPrefix(r.raw, "case_code,title\nCIV1AAA,") {
 		t.Fatal(r.raw)
 	}
+	// Aggregates (PostgREST v12): grouped by the plain columns selected, inside embeds too.
+	r = e.do("GET", "cases?select=verified,n:count(),max_week:week_number.max(),avg:week_number.avg()::int&order=verified", a, nil)
+	if r.raw != `[{"verified":false,"n":1,"max_week":3,"avg":3}, `+"\n"+` {"verified":true,"n":2,"max_week":2,"avg":2}]` {
+		t.Fatalf("aggregates: %d %s", r.status, r.raw)
+	}
+	r = e.do("GET", "cases?select=case_code,case_articles(count())&case_code=eq.CIV1AAA", a, nil)
+	if got := r.json(t).([]any)[0].(map[string]any)["case_articles"].([]any)[0].(map[string]any)["count"]; got != 2.0 {
+		t.Fatalf("embedded count: %s", r.raw)
+	}
+	r = e.do("GET", "cases?select=count()&verified=is.true", a, nil, "Accept", "application/vnd.pgrst.object+json")
+	if r.raw != `{"count":2}` {
+		t.Fatalf("count single: %s", r.raw)
+	}
+	e.expectErr(e.do("GET", "cases?select=week_number.median()", a, nil), 400, "PGRST100")
 	// RPC: search (set-returning) and a scalar one.
 	r = e.do("POST", "rpc/search_cases", a, map[string]any{"search_query": "raspunderea", "max_results": 10})
 	if rows, ok := r.json(t).([]any); !ok || len(rows) != 1 {
