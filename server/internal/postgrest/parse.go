@@ -3,6 +3,7 @@ package postgrest
 import (
 	"fmt"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -90,7 +91,15 @@ func parseQuery(v url.Values, rpc bool) (*Query, error) {
 	if q.Select, err = parseSelect(sel); err != nil {
 		return nil, err
 	}
-	for key, vals := range v {
+	// Keys in a fixed order: the same request always yields the same statement text
+	// (stable golden files, and pgx's statement cache hits).
+	keys := make([]string, 0, len(v))
+	for k := range v {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		vals := v[key]
 		path, last := splitPath(key)
 		for _, val := range vals {
 			switch last {
