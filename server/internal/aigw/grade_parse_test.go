@@ -3,6 +3,7 @@ package aigw_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"casus/server/internal/aigw/aitest"
@@ -84,5 +85,46 @@ func TestOneCheckAndOneGradePerSubmission(t *testing.T) {
 	e.srv.Deps.Owner.QueryRow(context.Background(), "select score from case_submissions where id = $1", graded).Scan(&score)
 	if score != "61/100" {
 		t.Fatalf("grade changed to %s", score)
+	}
+}
+
+// A student who passed the check and then swaps the text (an update the data API
+// allows before grading) must pass a fresh check before the new text is graded.
+func TestEditedTextNeedsAFreshCheck(t *testing.T) {
+	e := start(t, nil)
+	a := e.token(userA)
+	sub := e.submission(userA, "Textul meu, scris de mine")
+	if st, _ := e.call(a, map[string]string{"X-Casus-Task": "detect", "X-Casus-Submission": sub}, map[string]any{}); st != 200 {
+		t.Fatal(st)
+	}
+	ctx := context.Background()
+	tx, err := e.srv.Deps.Owner.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tx.Exec(ctx, `set local role authenticated;
+		select set_config('request.jwt.claims', '{"sub":"`+userA+`","role":"authenticated"}', true);`)
+	if err == nil {
+		_, err = tx.Exec(ctx, "update case_submissions set submission_text = 'Text generat de un model' where id = $1", sub)
+	}
+	if err == nil {
+		err = tx.Commit(ctx)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, out := e.call(a, map[string]string{"X-Casus-Task": "grade", "X-Casus-Submission": sub}, map[string]any{}); st != 403 || errType(out) != "permission_error" {
+		t.Fatalf("graded the swapped text without a check: %d %v", st, out)
+	}
+	e.fake.Script(aitest.Reply{Text: `{"probability": 91, "decision": "FAILED", "justification": "tipar de model"}`})
+	n := len(e.fake.Requests())
+	if st, _ := e.call(a, map[string]string{"X-Casus-Task": "detect", "X-Casus-Submission": sub}, map[string]any{}); st != 200 || len(e.fake.Requests()) != n+1 {
+		t.Fatalf("fresh check: %d", st)
+	}
+	if um, _ := json.Marshal(e.fake.Requests()[n]["messages"]); !strings.Contains(string(um), "Text generat de un model") {
+		t.Fatalf("checked %s", um)
+	}
+	if st, _ := e.call(a, map[string]string{"X-Casus-Task": "grade", "X-Casus-Submission": sub}, map[string]any{}); st != 403 {
+		t.Fatalf("graded after a failed fresh check: %d", st)
 	}
 }
