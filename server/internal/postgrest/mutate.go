@@ -35,15 +35,24 @@ func payloadColumns(rq *request, rel *Relation, body []byte) (string, []string, 
 	}
 	cols := rq.q.Columns
 	if len(cols) == 0 && len(rows) > 0 {
-		for k := range rows[0] {
-			cols = append(cols, k)
-		}
-		sort.Strings(cols)
-		for _, r := range rows[1:] {
-			if len(r) != len(rows[0]) {
+		// With missing=default objects may differ: every key any object names is a column.
+		union := rq.prefer["missing"] == "default"
+		seen := map[string]bool{}
+		for _, r := range rows {
+			if !union && len(r) != len(rows[0]) {
+				return "", nil, &Error{Status: 400, Code: "PGRST102", Message: "All object keys must match"}
+			}
+			for k := range r {
+				if !seen[k] {
+					seen[k] = true
+					cols = append(cols, k)
+				}
+			}
+			if !union && len(seen) != len(rows[0]) {
 				return "", nil, &Error{Status: 400, Code: "PGRST102", Message: "All object keys must match"}
 			}
 		}
+		sort.Strings(cols)
 	}
 	for _, c := range cols {
 		if rel.Column(strings.TrimSpace(c)) == nil {
@@ -104,12 +113,22 @@ func (s *Server) insert(rq *request, sc *Schema, rel *Relation) error {
 	b := &builder{s: sc, q: rq.q}
 	src := relName(rel)
 	cte := "insert into " + src
+	if data == "[]" {
+		// An empty array inserts nothing (PostgREST answers 201 with no rows).
+		return s.mutationResponse(rq, rel, result{body: "[]"}, http.StatusCreated)
+	}
 	if len(cols) > 0 {
 		sel := make([]string, len(cols))
+		withDefaults := rq.prefer["missing"] == "default"
 		for i, c := range cols {
-			sel[i] = "_p." + qi(strings.TrimSpace(c))
+			c = strings.TrimSpace(c)
+			sel[i] = "_p." + qi(c)
+			// missing=default: a key absent from an object takes the column default, not null.
+			if d := rel.Column(c).DefaultExpr; withDefaults && d != "" {
+				sel[i] = "case when _j::jsonb ? " + b.arg(c) + " then _p." + qi(c) + " else (" + d + ") end"
+			}
 		}
-		cte += " (" + quoteAll(cols) + ") select " + strings.Join(sel, ", ") + " from json_populate_recordset(null::" + src + ", " + b.arg(data) + "::json) _p"
+		cte += " (" + quoteAll(cols) + ") select " + strings.Join(sel, ", ") + " from json_array_elements(" + b.arg(data) + "::json) _j, json_populate_record(null::" + src + ", _j) _p"
 	} else {
 		cte += " default values"
 	}

@@ -235,6 +235,17 @@ func TestWritesAndRLS(t *testing.T) {
 	if r.status != 201 || !strings.Contains(r.raw, "Titlu nou") {
 		t.Fatalf("upsert: %d %s", r.status, r.raw)
 	}
+	// missing=default: a key one object leaves out takes the column default (level 'Mediu',
+	// week 1), where without it differing keys are PostgREST's PGRST102.
+	bulk := []map[string]any{{"case_code": "CIV7DEF", "title": "Caz 7: A", "domain": "civil", "level": "Dificil", "week_number": 7}, {"case_code": "CIV8DEF", "title": "Caz 8: B", "domain": "civil"}}
+	e.expectErr(e.do("POST", "cases", svc, bulk), 400, "PGRST102")
+	r = e.do("POST", "cases?select=case_code,level,week_number", svc, bulk, "Prefer", "missing=default,return=representation")
+	if r.status != 201 || !strings.Contains(r.raw, `{"case_code":"CIV8DEF","level":"Mediu","week_number":1}`) || !strings.Contains(r.raw, `"level":"Dificil","week_number":7`) {
+		t.Fatalf("missing=default: %d %s", r.status, r.raw)
+	}
+	if r = e.do("POST", "cases", svc, "[]", "Prefer", "return=representation"); r.status != 201 || r.raw != "[]" {
+		t.Fatalf("empty bulk insert: %d %s", r.status, r.raw)
+	}
 	r = e.do("DELETE", "cases?case_code=eq.PEN2BBB", svc, nil, "Prefer", "tx=rollback")
 	if r.status != 204 || e.do("GET", "cases?select=id&case_code=eq.PEN2BBB", svc, nil).raw == "[]" {
 		t.Fatal("tx=rollback was committed")

@@ -32,6 +32,9 @@ type Column struct {
 	Type     string // format_type: "uuid", "integer", "text[]" …
 	Nullable bool
 	Default  bool
+	// DefaultExpr is the column default as PostgreSQL prints it (pg_get_expr): catalog
+	// text written by the schema owner, used for Prefer: missing=default.
+	DefaultExpr string
 }
 
 // FK is a foreign key (From.Cols → To.Cols).
@@ -72,18 +75,20 @@ func (c *cache) get() *Schema { return c.v.Load() }
 func loadSchema(ctx context.Context, pool *pgxpool.Pool, schemas []string) (*Schema, error) {
 	s := &Schema{Relations: map[string]*Relation{}, Funcs: map[string]*Func{}}
 	rows, err := pool.Query(ctx, `
-		select n.nspname, c.relname, c.relkind in ('v','m'), a.attname, format_type(a.atttypid, a.atttypmod), not a.attnotnull, a.atthasdef
+		select n.nspname, c.relname, c.relkind in ('v','m'), a.attname, format_type(a.atttypid, a.atttypmod), not a.attnotnull, a.atthasdef,
+		       coalesce(pg_get_expr(d.adbin, d.adrelid), '')
 		from pg_class c join pg_namespace n on n.oid = c.relnamespace
 		join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+		left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum and a.attgenerated = ''
 		where n.nspname = any($1) and c.relkind in ('r','v','m','p','f')
 		order by n.nspname, c.relname, a.attnum`, schemas)
 	if err != nil {
 		return nil, err
 	}
 	for rows.Next() {
-		var sch, name, col, typ string
+		var sch, name, col, typ, defExpr string
 		var view, nullable, def bool
-		if err := rows.Scan(&sch, &name, &view, &col, &typ, &nullable, &def); err != nil {
+		if err := rows.Scan(&sch, &name, &view, &col, &typ, &nullable, &def, &defExpr); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -93,7 +98,7 @@ func loadSchema(ctx context.Context, pool *pgxpool.Pool, schemas []string) (*Sch
 			r = &Relation{Schema: sch, Name: name, IsView: view, col: map[string]*Column{}}
 			s.Relations[key] = r
 		}
-		r.Columns = append(r.Columns, Column{Name: col, Type: typ, Nullable: nullable, Default: def})
+		r.Columns = append(r.Columns, Column{Name: col, Type: typ, Nullable: nullable, Default: def, DefaultExpr: defExpr})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
