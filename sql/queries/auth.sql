@@ -30,9 +30,6 @@ update auth.users set confirmation_sent_at = now(), confirmation_token = sqlc.ar
 -- name: UserSetRecoverySent :exec
 update auth.users set recovery_sent_at = now(), recovery_token = sqlc.arg(token_hash), updated_at = now() where id = sqlc.arg(id);
 
--- name: UserSignedIn :exec
-update auth.users set last_sign_in_at = now(), updated_at = now() where id = $1;
-
 -- name: UserUpdatePassword :exec
 update auth.users set encrypted_password = sqlc.arg(encrypted_password), updated_at = now() where id = sqlc.arg(id);
 
@@ -66,11 +63,6 @@ on conflict (user_id, token_type) do update set token_hash = excluded.token_hash
 -- name: OneTimeTokenTake :one
 delete from auth.one_time_tokens where token_hash = sqlc.arg(token_hash) and token_type = any(sqlc.arg(token_types)::text[])
 returning user_id, token_type, created_at;
-
--- name: SessionCreate :one
-insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip, refreshed_at)
-values (gen_random_uuid(), sqlc.arg(user_id), now(), now(), 'aal1', sqlc.arg(user_agent), sqlc.narg(ip)::inet, now())
-returning id;
 
 -- name: SessionUser :one
 select u.* from auth.users u join auth.sessions s on s.user_id = u.id
@@ -123,3 +115,25 @@ select u.id, u.email, u.email_confirmed_at, u.confirmed_at, u.confirmation_sent_
   from auth.identities i where i.user_id = u.id), '[]')::text as identities_json
 from auth.users u join auth.sessions s on s.user_id = u.id
 where s.id = sqlc.arg(session_id) and u.id = sqlc.arg(user_id) and u.deleted_at is null;
+
+-- name: SessionStart :one
+-- A sign-in in one atomic statement: the session, its first refresh token and the user's
+-- last_sign_in_at, returning the session id and the identities in GoTrue's shape.
+with s as (
+  insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip, refreshed_at)
+  values (gen_random_uuid(), sqlc.arg(user_id), now(), now(), 'aal1', sqlc.arg(user_agent), sqlc.narg(ip)::inet, now())
+  returning id, user_id
+), t as (
+  insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id)
+  select '00000000-0000-0000-0000-000000000000', sqlc.arg(token), s.user_id::text, false, now(), now(), s.id from s
+), u as (
+  update auth.users set last_sign_in_at = now(), updated_at = now() where id = (select user_id from s)
+  returning last_sign_in_at
+)
+select s.id, (select last_sign_in_at from u) as last_sign_in_at,
+  coalesce((select json_agg(json_build_object(
+    'identity_id', i.id, 'id', i.provider_id, 'user_id', i.user_id, 'identity_data', i.identity_data,
+    'provider', i.provider, 'last_sign_in_at', i.last_sign_in_at, 'created_at', i.created_at,
+    'updated_at', i.updated_at, 'email', i.email) order by i.created_at)
+  from auth.identities i where i.user_id = s.user_id), '[]')::text as identities_json
+from s;

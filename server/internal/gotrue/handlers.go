@@ -74,6 +74,8 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 		if autoconfirm {
 			return errUserExists
 		}
+		// Hash anyway: a fast answer would tell a taken address from a new one.
+		_, _ = bcrypt.GenerateFromPassword([]byte(*p.Password), s.BcryptCost)
 		httpx.WriteJSON(w, 200, s.obfuscatedUser(p))
 		return nil
 	case err == nil:
@@ -339,7 +341,7 @@ func (s *Server) tokenRefresh(w http.ResponseWriter, r *http.Request) error {
 				return err
 			}
 		}
-		out, err = s.tokenResponse(ctx, q, u, rt.SessionID, next, "password")
+		out, err = s.tokenResponse(u, rt.SessionID, next, "password", s.identities(ctx, q, u))
 		return err
 	})
 	if reused {

@@ -268,25 +268,6 @@ func (q *Queries) RefreshTokenRevoke(ctx context.Context, id int64) error {
 	return err
 }
 
-const sessionCreate = `-- name: SessionCreate :one
-insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip, refreshed_at)
-values (gen_random_uuid(), $1, now(), now(), 'aal1', $2, $3::inet, now())
-returning id
-`
-
-type SessionCreateParams struct {
-	UserID    pgtype.UUID `json:"user_id"`
-	UserAgent *string     `json:"user_agent"`
-	Ip        *netip.Addr `json:"ip"`
-}
-
-func (q *Queries) SessionCreate(ctx context.Context, arg SessionCreateParams) (pgtype.UUID, error) {
-	row := q.db.QueryRow(ctx, sessionCreate, arg.UserID, arg.UserAgent, arg.Ip)
-	var id pgtype.UUID
-	err := row.Scan(&id)
-	return id, err
-}
-
 const sessionDelete = `-- name: SessionDelete :exec
 delete from auth.sessions where id = $1
 `
@@ -294,6 +275,54 @@ delete from auth.sessions where id = $1
 func (q *Queries) SessionDelete(ctx context.Context, id pgtype.UUID) error {
 	_, err := q.db.Exec(ctx, sessionDelete, id)
 	return err
+}
+
+const sessionStart = `-- name: SessionStart :one
+with s as (
+  insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip, refreshed_at)
+  values (gen_random_uuid(), $1, now(), now(), 'aal1', $2, $3::inet, now())
+  returning id, user_id
+), t as (
+  insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id)
+  select '00000000-0000-0000-0000-000000000000', $4, s.user_id::text, false, now(), now(), s.id from s
+), u as (
+  update auth.users set last_sign_in_at = now(), updated_at = now() where id = (select user_id from s)
+  returning last_sign_in_at
+)
+select s.id, (select last_sign_in_at from u) as last_sign_in_at,
+  coalesce((select json_agg(json_build_object(
+    'identity_id', i.id, 'id', i.provider_id, 'user_id', i.user_id, 'identity_data', i.identity_data,
+    'provider', i.provider, 'last_sign_in_at', i.last_sign_in_at, 'created_at', i.created_at,
+    'updated_at', i.updated_at, 'email', i.email) order by i.created_at)
+  from auth.identities i where i.user_id = s.user_id), '[]')::text as identities_json
+from s
+`
+
+type SessionStartParams struct {
+	UserID    pgtype.UUID `json:"user_id"`
+	UserAgent *string     `json:"user_agent"`
+	Ip        *netip.Addr `json:"ip"`
+	Token     *string     `json:"token"`
+}
+
+type SessionStartRow struct {
+	ID             pgtype.UUID        `json:"id"`
+	LastSignInAt   pgtype.Timestamptz `json:"last_sign_in_at"`
+	IdentitiesJson string             `json:"identities_json"`
+}
+
+// A sign-in in one atomic statement: the session, its first refresh token and the user's
+// last_sign_in_at, returning the session id and the identities in GoTrue's shape.
+func (q *Queries) SessionStart(ctx context.Context, arg SessionStartParams) (SessionStartRow, error) {
+	row := q.db.QueryRow(ctx, sessionStart,
+		arg.UserID,
+		arg.UserAgent,
+		arg.Ip,
+		arg.Token,
+	)
+	var i SessionStartRow
+	err := row.Scan(&i.ID, &i.LastSignInAt, &i.IdentitiesJson)
+	return i, err
 }
 
 const sessionUser = `-- name: SessionUser :one
@@ -702,15 +731,6 @@ type UserSetRecoverySentParams struct {
 
 func (q *Queries) UserSetRecoverySent(ctx context.Context, arg UserSetRecoverySentParams) error {
 	_, err := q.db.Exec(ctx, userSetRecoverySent, arg.TokenHash, arg.ID)
-	return err
-}
-
-const userSignedIn = `-- name: UserSignedIn :exec
-update auth.users set last_sign_in_at = now(), updated_at = now() where id = $1
-`
-
-func (q *Queries) UserSignedIn(ctx context.Context, id pgtype.UUID) error {
-	_, err := q.db.Exec(ctx, userSignedIn, id)
 	return err
 }
 
