@@ -72,6 +72,9 @@ type request struct {
 	prefer map[string]string
 	single bool
 	csv    bool
+	// For Prefer count=planned|estimated: the EXPLAIN giving the planner's row estimate,
+	// and the statement with an exact count that estimated uses below max-rows.
+	explainSQL, exactSQL string
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) error {
@@ -207,8 +210,25 @@ func (s *Server) run(rq *request, mode db.Mode, sql string, args []any, plain bo
 				return err
 			}
 			res.body, res.rows = "[]", int(tag.RowsAffected())
-		} else if err := tx.QueryRow(rq.r.Context(), sql, args...).Scan(&res.body, &res.rows, &res.total); err != nil {
-			return err
+		} else {
+			stmt, planned := sql, (*int64)(nil)
+			if rq.explainSQL != "" {
+				n, err := plannedRows(rq.r.Context(), tx, rq.explainSQL, args)
+				if err != nil {
+					return err
+				}
+				if max := int64(s.d.Config.DBMaxRows); rq.prefer["count"] == "estimated" && (max == 0 || n <= max) {
+					stmt = rq.exactSQL
+				} else {
+					planned = &n
+				}
+			}
+			if err := tx.QueryRow(rq.r.Context(), stmt, args...).Scan(&res.body, &res.rows, &res.total); err != nil {
+				return err
+			}
+			if planned != nil {
+				res.total = planned
+			}
 		}
 		if mode == db.ReadWrite {
 			if max, ok := rq.prefer["max-affected"]; ok && rq.prefer["handling"] == "strict" {
@@ -235,6 +255,22 @@ func (s *Server) run(rq *request, mode db.Mode, sql string, args []any, plain bo
 	return res, nil
 }
 
+// plannedRows is the planner's estimate of the rows a statement yields.
+func plannedRows(ctx context.Context, tx pgx.Tx, explain string, args []any) (int64, error) {
+	var plan []struct {
+		Plan struct {
+			Rows float64 `json:"Plan Rows"`
+		}
+	}
+	if err := tx.QueryRow(ctx, explain, args...).Scan(&plan); err != nil {
+		return 0, err
+	}
+	if len(plan) == 0 {
+		return 0, nil
+	}
+	return int64(plan[0].Plan.Rows), nil
+}
+
 func headerMap(r *http.Request) map[string]string {
 	m := map[string]string{}
 	for k, v := range r.Header {
@@ -245,11 +281,6 @@ func headerMap(r *http.Request) map[string]string {
 		m[lk] = strings.Join(v, ", ")
 	}
 	return m
-}
-
-func countMode(rq *request) bool {
-	c := rq.prefer["count"]
-	return c == "exact" || c == "planned" || c == "estimated"
 }
 
 func (s *Server) read(rq *request, sc *Schema, rel *Relation) error {
@@ -266,12 +297,22 @@ func (s *Server) read(rq *request, sc *Schema, rel *Relation) error {
 	if err != nil {
 		return err
 	}
-	count := "null::bigint"
-	if countMode(rq) {
-		count = "(select count(*) from " + relName(rel) + " _t0" + where + ")"
+	from := " from " + relName(rel) + " _t0" + where + b.groupBy("")
+	stmt := func(count string) string {
+		return "select coalesce(json_agg(_r), '[]')::text, count(_r)::int, " + count + " from (select " + strings.Join(list, ", ") +
+			from + order + b.limitOffset("", s.d.Config.DBMaxRows) + ") _r"
 	}
-	sql := "select coalesce(json_agg(_r), '[]')::text, count(_r)::int, " + count + " from (select " + strings.Join(list, ", ") +
-		" from " + relName(rel) + " _t0" + where + b.groupBy("") + order + b.limitOffset("", s.d.Config.DBMaxRows) + ") _r"
+	exact := "(select count(*) from (select 1" + from + ") _c)"
+	sql := stmt("null::bigint")
+	switch rq.prefer["count"] {
+	case "exact":
+		sql = stmt(exact)
+	case "planned", "estimated":
+		// The same select list and filters (so every parameter is referenced), unlimited:
+		// the top plan node's row estimate is the planned count.
+		rq.explainSQL = "explain (format json) select " + strings.Join(list, ", ") + from
+		rq.exactSQL = stmt(exact)
+	}
 	res, err := s.exec(rq, db.ReadOnly, sql, b.args)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -151,6 +152,19 @@ func TestReadsLikeTheApp(t *testing.T) {
 	r = e.do("GET", "cases?select=case_code&or=(level.eq.Ușor,and(week_number.gte.2,verified.is.true))&order=case_code", a, nil, "Prefer", "count=exact")
 	if rows := r.json(t).([]any); len(rows) != 2 || r.header.Get("Content-Range") != "0-1/2" {
 		t.Fatalf("%s %s", r.raw, r.header.Get("Content-Range"))
+	}
+	// Planned counts come from the planner (a number, not necessarily exact); estimated is
+	// exact while the estimate stays under max-rows.
+	if _, err := e.srv.Deps.Owner.Exec(context.Background(), "analyze public.cases"); err != nil {
+		t.Fatal(err)
+	}
+	r = e.do("GET", "cases?select=case_code&order=case_code&limit=1", a, nil, "Prefer", "count=planned")
+	if !regexp.MustCompile(`^0-0/[0-9]+$`).MatchString(r.header.Get("Content-Range")) {
+		t.Fatalf("planned: %q %s", r.header.Get("Content-Range"), r.raw)
+	}
+	r = e.do("GET", "cases?select=case_code,case_articles(article_number)&verified=is.true&limit=1", a, nil, "Prefer", "count=estimated")
+	if r.header.Get("Content-Range") != "0-0/2" {
+		t.Fatalf("estimated: %q %s", r.header.Get("Content-Range"), r.raw)
 	}
 	r = e.do("GET", "cases?select=case_code&case_code=in.(CIV1AAA,\"PEN2BBB\")&title=not.like.*Furt*", a, nil)
 	if rows := r.json(t).([]any); len(rows) != 1 {
