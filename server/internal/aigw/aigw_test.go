@@ -291,10 +291,10 @@ func TestStreamingPassThroughAndCancel(t *testing.T) {
 		_, _ = io.ReadAll(res.Body)
 	}
 	deadline := time.Now().Add(3 * time.Second)
-	for e.fake.Cancelled == 0 && time.Now().Before(deadline) {
+	for e.fake.CancelledCount() == 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if e.fake.Cancelled == 0 {
+	if e.fake.CancelledCount() == 0 {
 		t.Fatal("upstream call not cancelled")
 	}
 }

@@ -51,7 +51,17 @@ func New(_ context.Context, d deps.Deps) (*Server, error) {
 
 // Routes registers the endpoint.
 func (s *Server) Routes(mux *http.ServeMux) {
-	mux.Handle("POST /ai/v1/messages", httpx.Handle(s.d.Log, s.messages))
+	mux.Handle("POST /ai/v1/messages", httpx.Handle(s.d.Log, func(w http.ResponseWriter, r *http.Request) error {
+		err := s.messages(w, r)
+		var ae *apiError
+		if err != nil && !errors.As(err, &ae) {
+			// Unexpected failures still answer in Anthropic's shape, so the SDK reports
+			// them as API errors; the log gets the error, never the prompt or text.
+			s.d.Log.Error("ai gateway", "task", r.Header.Get("X-Casus-Task"), "err", err)
+			return &apiError{500, "api_error", "Ne pare rău, a apărut o problemă. Încearcă din nou."}
+		}
+		return err
+	}))
 }
 
 // apiError is Anthropic's error shape.
@@ -95,6 +105,10 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) error {
 	}
 	var req request
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, s.d.Config.MaxBodyBytes)).Decode(&req); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return &apiError{413, "request_too_large", "Cererea este prea mare."}
+		}
 		return bad("invalid JSON body: " + err.Error())
 	}
 	model := s.d.Config.AIModel

@@ -1,6 +1,6 @@
 // Package aitest is a scripted fake of the Anthropic Messages API, for tests and demos
-// (`casus fake-ai`). Replies are queued through Script (or POST /_script); with none
-// queued it answers each use plausibly: a passing AI check, a parsable grade, a Socratic
+// (`casus fake-ai`). Replies are queued through Script (or POST /_script, cleared by
+// POST /_reset); with none queued it answers each use plausibly: a passing AI check, a parsable grade, a Socratic
 // question. Every request is recorded (GET /_requests).
 package aitest
 
@@ -57,6 +57,10 @@ func Start(addr string) (*Fake, error) {
 		f.Script(body.Replies...)
 		w.WriteHeader(204)
 	})
+	mux.HandleFunc("POST /_reset", func(w http.ResponseWriter, r *http.Request) {
+		f.Reset()
+		w.WriteHeader(204)
+	})
 	mux.HandleFunc("GET /_requests", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(f.Requests())
@@ -73,6 +77,20 @@ func (f *Fake) Close() { _ = f.srv.Close() }
 func (f *Fake) Script(r ...Reply) {
 	f.mu.Lock()
 	f.queue = append(f.queue, r...)
+	f.mu.Unlock()
+}
+
+// CancelledCount is Cancelled read under the lock (handlers update it concurrently).
+func (f *Fake) CancelledCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.Cancelled
+}
+
+// Reset drops queued replies and recorded requests (between browser tests).
+func (f *Fake) Reset() {
+	f.mu.Lock()
+	f.queue, f.requests, f.Cancelled = nil, nil, 0
 	f.mu.Unlock()
 }
 
