@@ -122,9 +122,9 @@ func parseQuery(v url.Values, rpc bool) (*Query, error) {
 					q.Offset[path] = n
 				}
 			case "columns":
-				q.Columns = splitTop(val, ',')
+				q.Columns = identList(val)
 			case "on_conflict":
-				q.OnConflict = splitTop(val, ',')
+				q.OnConflict = identList(val)
 			case "or", "and", "not.or", "not.and":
 				l, err := parseLogic(last, val)
 				if err != nil {
@@ -444,6 +444,19 @@ func parseAggregate(s string) (SelectItem, bool, error) {
 	}
 	it.Agg = fn
 	return it, true, nil
+}
+
+// identList reads a columns=/on_conflict= list; supabase-js double-quotes each name.
+func identList(val string) []string {
+	parts := splitTop(val, ',')
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
+			p = p[1 : len(p)-1]
+		}
+		parts[i] = p
+	}
+	return parts
 }
 
 // splitTop splits on sep outside parentheses and double quotes.

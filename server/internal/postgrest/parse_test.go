@@ -33,6 +33,7 @@ func TestParseQuery(t *testing.T) {
 		{"logic tree", "or=(a.eq.1,not.and(b.gt.2,c.in.(x,y)))", `{"Logic":{"":[{"Op":"or","Filters":[{"Column":"a","Op":"eq","Value":"1"}],"Children":[{"Op":"and","Not":true,"Filters":[{"Column":"b","Op":"gt","Value":"2"},{"Column":"c","Op":"in","Value":"(x,y)"}]}]}]}}`, ""},
 		{"limit offset", "limit=5&offset=10", `{"Limit":{"":5},"Offset":{"":10}}`, ""},
 		{"columns on_conflict", "columns=a,b&on_conflict=case_code", `{"Columns":["a","b"],"OnConflict":["case_code"]}`, ""},
+		{"quoted columns (supabase-js)", `columns="a","b"&on_conflict="case_code"`, `{"Columns":["a","b"],"OnConflict":["case_code"]}`, ""},
 		{"unknown operator", "a=foo.1", "", "PGRST100"},
 		{"filter without operator", "a=1", "", "PGRST100"},
 		{"bad limit", "limit=-1", "", "PGRST102"},
