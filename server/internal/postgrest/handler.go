@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"casus/server/internal/authn"
 	"casus/server/internal/db"
@@ -202,6 +203,19 @@ func (s *Server) exec(rq *request, mode db.Mode, sql string, args []any) (result
 func (s *Server) run(rq *request, mode db.Mode, sql string, args []any, plain bool) (result, error) {
 	var res result
 	info := db.RequestInfo{Method: rq.r.Method, Path: rq.r.URL.Path, StatementTimeout: s.d.Config.StatementTimeout, Headers: headerMap(rq.r)}
+	strict := rq.prefer["handling"] == "strict" && rq.prefer["max-affected"] != ""
+	if rq.explainSQL == "" && !(mode == db.ReadWrite && strict) {
+		// Nothing to decide between statements: one round trip.
+		res, err := s.pipelined(rq, mode, info, sql, args, plain)
+		if err != nil {
+			var nr db.ErrRoleNotAllowed
+			if errors.As(err, &nr) {
+				return res, &Error{Status: 401, Code: "PGRST301", Message: err.Error()}
+			}
+			return res, fromPG(err, rq.id.HasUserToken)
+		}
+		return res, nil
+	}
 	rollback := errors.New("rollback requested")
 	err := db.AsRole(rq.r.Context(), s.d.API, rq.id.Claims, mode, info, func(tx pgx.Tx) error {
 		if plain {
@@ -253,6 +267,54 @@ func (s *Server) run(rq *request, mode db.Mode, sql string, args []any, plain bo
 		return res, fromPG(err, rq.id.HasUserToken)
 	}
 	return res, nil
+}
+
+// pipelined sends BEGIN, the role and claims settings (db.RoleSetup, the same settings
+// db.AsRole makes), the statement and COMMIT as one pipeline: one network round trip
+// once pgx has the statements prepared. tx=rollback ends with ROLLBACK instead.
+func (s *Server) pipelined(rq *request, mode db.Mode, info db.RequestInfo, sql string, args []any, plain bool) (result, error) {
+	var res result
+	setup, sargs, err := db.RoleSetup(rq.id.Claims, info)
+	if err != nil {
+		return res, err
+	}
+	ctx := rq.r.Context()
+	conn, err := s.d.API.Acquire(ctx)
+	if err != nil {
+		return res, err
+	}
+	defer conn.Release()
+	b := &pgx.Batch{}
+	if mode == db.ReadOnly {
+		b.Queue("begin read only")
+	} else {
+		b.Queue("begin")
+	}
+	b.Queue(setup, sargs...)
+	if plain {
+		b.Queue(sql, args...).Exec(func(tag pgconn.CommandTag) error {
+			res.body, res.rows = "[]", int(tag.RowsAffected())
+			return nil
+		})
+	} else {
+		b.Queue(sql, args...).QueryRow(func(row pgx.Row) error {
+			return row.Scan(&res.body, &res.rows, &res.total)
+		})
+	}
+	if mode == db.ReadWrite && rq.prefer["tx"] == "rollback" {
+		b.Queue("rollback")
+	} else {
+		b.Queue("commit")
+	}
+	err = conn.SendBatch(ctx, b).Close()
+	if err != nil && conn.Conn().PgConn().TxStatus() != 'I' {
+		// A failed statement leaves the transaction aborted; end it before the
+		// connection goes back to the pool (otherwise the pool would discard it).
+		if _, rerr := conn.Exec(context.WithoutCancel(ctx), "rollback"); rerr != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx))
+		}
+	}
+	return res, err
 }
 
 // plannedRows is the planner's estimate of the rows a statement yields.
