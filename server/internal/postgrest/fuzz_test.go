@@ -90,6 +90,7 @@ func FuzzQueryToSQL(f *testing.F) {
 		"select=*,case_articles(*)&id=eq.1", "or=(a.eq.1,and(b.gt.2,c.lt.3))", "select=x:title::text&order=title.desc",
 		"title=like.*;drop table x;--*", `select="a;b"&case_code=in.("x","y")`, "select=meta->'x'->>y", "limit=1&offset=2",
 		"select=...cases(title)", "tags=cs.{a,b}&title=fts(english).foo",
+		"select=week_number,n:count(),week_number.sum()::int", "select=case_articles(count())", `columns="a","b"`,
 	} {
 		f.Add(s)
 	}
