@@ -379,6 +379,12 @@ func (s *Server) read(rq *request, sc *Schema, rel *Relation) error {
 	if err != nil {
 		return err
 	}
+	if off := int64(rq.q.Offset[""]); res.rows == 0 && off > 0 && res.total != nil && off >= *res.total {
+		// PostgREST: an offset past the counted rows is an unsatisfiable range.
+		rq.w.Header().Set("Content-Range", fmt.Sprintf("*/%d", *res.total))
+		return &Error{Status: http.StatusRequestedRangeNotSatisfiable, Code: "PGRST103", Message: "Requested range not satisfiable",
+			Details: fmt.Sprintf("An offset of %d was requested, but there are only %d rows.", off, *res.total)}
+	}
 	return s.respond(rq, res, http.StatusOK, rq.q.Offset[""])
 }
 

@@ -166,6 +166,14 @@ func TestReadsLikeTheApp(t *testing.T) {
 	if r.header.Get("Content-Range") != "0-0/2" {
 		t.Fatalf("estimated: %q %s", r.header.Get("Content-Range"), r.raw)
 	}
+	r = e.do("GET", "cases?select=id&offset=5", a, nil, "Prefer", "count=exact")
+	if e.expectErr(r, 416, "PGRST103"); r.header.Get("Content-Range") != "*/3" {
+		t.Fatalf("416 Content-Range %q", r.header.Get("Content-Range"))
+	}
+	r = e.do("GET", "cases?select=id", a, nil, "Range", "1-1", "Prefer", "count=exact")
+	if rows := r.json(t).([]any); len(rows) != 1 || r.header.Get("Content-Range") != "1-1/3" {
+		t.Fatalf("Range header: %q %s", r.header.Get("Content-Range"), r.raw)
+	}
 	r = e.do("GET", "cases?select=case_code&case_code=in.(CIV1AAA,\"PEN2BBB\")&title=not.like.*Furt*", a, nil)
 	if rows := r.json(t).([]any); len(rows) != 1 {
 		t.Fatal(r.raw)
