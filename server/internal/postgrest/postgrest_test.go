@@ -231,6 +231,31 @@ func TestWritesAndRLS(t *testing.T) {
 			t.Fatalf("B read A's submission through %s: %s", q, r.raw)
 		}
 	}
+	// Through an RPC too: a SECURITY INVOKER set-returning function, created after start and
+	// found through NOTIFY pgrst, runs under the caller's RLS; filters apply to its rows.
+	if _, err := e.srv.Deps.Owner.Exec(context.Background(), `
+		create function public.t_all_submissions() returns setof public.case_submissions language sql stable
+		  as 'select * from public.case_submissions';
+		grant execute on function public.t_all_submissions() to authenticated;
+		notify pgrst, 'reload schema'`); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r = e.do("GET", "rpc/t_all_submissions?select=id,user_id&user_id=eq."+userA, a, nil)
+		if r.status == 200 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(r.raw, id) {
+		t.Fatalf("schema reload or RPC filter: %d %s", r.status, r.raw)
+	}
+	for _, q := range []string{"rpc/t_all_submissions", "rpc/t_all_submissions?user_id=eq." + userA, "rpc/t_all_submissions?or=(id.eq." + id + ",user_id.not.is.null)"} {
+		if r := e.do("GET", q, b, nil); r.status != 200 || r.raw != "[]" {
+			t.Fatalf("B through %s: %d %s", q, r.status, r.raw)
+		}
+	}
 	// B cannot change or delete it; A cannot forge a score.
 	if r := e.do("PATCH", "case_submissions?id=eq."+id, b, map[string]any{"submission_text": "x"}, "Prefer", "return=representation"); r.raw != "[]" {
 		t.Fatalf("B updated: %s", r.raw)
