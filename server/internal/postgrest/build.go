@@ -19,6 +19,8 @@ type builder struct {
 	// group holds, per select path, the plain expressions to GROUP BY when that level has
 	// aggregates (PostgREST groups by every non-aggregated column selected).
 	group map[string]*grouping
+	// embedExists holds each embed's exists() condition by parent path and name.
+	embedExists map[string]string
 }
 
 type grouping struct {
@@ -314,9 +316,15 @@ func (b *builder) embed(parent *Relation, palias string, it SelectItem, path str
 		return out, nil
 	}
 	inner := "select " + strings.Join(list, ", ") + " from " + relName(rel.target) + " " + t + " where " + cond + b.groupBy(sub)
+	exists := "exists (select 1 from " + relName(rel.target) + " " + t + "_i where " + strings.ReplaceAll(cond, t+".", t+"_i.") + ")"
 	if e.Inner {
-		b.innerConds = append(b.innerConds, innerCond{path: path, sql: "exists (select 1 from " + relName(rel.target) + " " + t + "_i where " + strings.ReplaceAll(cond, t+".", t+"_i.") + ")"})
+		b.innerConds = append(b.innerConds, innerCond{path: path, sql: exists})
 	}
+	// "<embed>=is.null" / "not.is.null" on the parent filters by the embed's presence.
+	if b.embedExists == nil {
+		b.embedExists = map[string]string{}
+	}
+	b.embedExists[path+"\x00"+name] = exists
 	r := b.nextAlias("e")
 	if rel.toOne {
 		return []string{"(select row_to_json(" + r + ") from (" + inner + " limit 1) " + r + ") as " + qi(name)}, nil
@@ -335,6 +343,20 @@ type innerCond struct{ path, sql string }
 func (b *builder) where(r *Relation, alias, path string) (string, error) {
 	var conds []string
 	for _, f := range b.q.Filters[path] {
+		if ex, ok := b.embedExists[path+"\x00"+f.Column]; ok && r.Column(f.Column) == nil && f.Op == "is" && len(f.JSON) == 0 {
+			switch strings.ToLower(f.Value) {
+			case "null":
+				f.Not = !f.Not
+			case "not_null":
+			default:
+				return "", apiErr(400, "PGRST100", "an embedded resource can only be filtered with is.null or not.is.null", "")
+			}
+			if f.Not {
+				ex = "not " + ex
+			}
+			conds = append(conds, ex)
+			continue
+		}
 		c, err := b.filter(r, alias, f)
 		if err != nil {
 			return "", err

@@ -148,6 +148,15 @@ func TestReadsLikeTheApp(t *testing.T) {
 	if arts := r.json(t).([]any)[0].(map[string]any)["case_articles"].([]any); len(arts) != 1 {
 		t.Fatal(r.raw)
 	}
+	// Filtering parents by an embed's presence (PostgREST's "<embed>=is.null").
+	r = e.do("GET", "cases?select=case_code,case_articles(id)&case_articles=is.null&order=case_code", a, nil)
+	if rows := r.json(t).([]any); len(rows) != 2 || rows[0].(map[string]any)["case_code"] != "CON3CCC" {
+		t.Fatal(r.raw)
+	}
+	r = e.do("GET", "cases?select=case_code,case_articles(id)&case_articles.article_number=eq.1349&case_articles=not.is.null", a, nil)
+	if rows := r.json(t).([]any); len(rows) != 1 || rows[0].(map[string]any)["case_code"] != "CIV1AAA" {
+		t.Fatal(r.raw)
+	}
 	// Filters and logic trees; count and Content-Range.
 	r = e.do("GET", "cases?select=case_code&or=(level.eq.Ușor,and(week_number.gte.2,verified.is.true))&order=case_code", a, nil, "Prefer", "count=exact")
 	if rows := r.json(t).([]any); len(rows) != 2 || r.header.Get("Content-Range") != "0-1/2" {
