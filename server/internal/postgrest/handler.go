@@ -95,6 +95,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	accept := r.Header.Get("Accept")
+	if !acceptable(accept) {
+		return &Error{Status: 406, Code: "PGRST107", Message: "None of these media types are available: " + accept}
+	}
 	rq.single = strings.Contains(accept, "application/vnd.pgrst.object+json")
 	rq.csv = strings.Contains(accept, "text/csv")
 	path := strings.TrimPrefix(r.URL.Path, "/rest/v1/")
@@ -155,6 +158,23 @@ func (s *Server) profile(r *http.Request) (string, error) {
 		}
 	}
 	return "", &Error{Status: 406, Code: "PGRST106", Message: "The schema must be one of the following: " + strings.Join(schemas, ", ")}
+}
+
+// mediaTypes are the bodies this API produces (JSON, the single-object JSON, CSV).
+var mediaTypes = map[string]bool{"*/*": true, "application/*": true, "application/json": true, "text/*": true, "text/csv": true,
+	"application/vnd.pgrst.object+json": true, "application/vnd.pgrst.object": true, "application/openapi+json": true}
+
+func acceptable(accept string) bool {
+	if strings.TrimSpace(accept) == "" {
+		return true
+	}
+	for _, part := range strings.Split(accept, ",") {
+		mt, _, _ := strings.Cut(part, ";")
+		if mediaTypes[strings.ToLower(strings.TrimSpace(mt))] {
+			return true
+		}
+	}
+	return false
 }
 
 func parsePrefer(vals []string) map[string]string {

@@ -330,6 +330,10 @@ func TestBadInput(t *testing.T) {
 	e.expectErr(e.do("POST", "rpc/search_cases", a, map[string]any{"wrong": 1}), 404, "PGRST202")
 	e.expectErr(e.do("POST", "rpc/update_user_role", a, map[string]any{"p_user_id": userB, "p_new_role": "admin"}), 403, "42501")
 	e.expectErr(e.do("GET", "cases", "", nil, "Accept-Profile", "auth"), 406, "PGRST106")
+	e.expectErr(e.do("GET", "cases", a, nil, "Accept", "application/xml"), 406, "PGRST107")
+	if r := e.do("GET", "cases?select=id&limit=1", a, nil, "Accept", "text/html;q=0.9, application/json"); r.status != 200 {
+		t.Fatalf("Accept list: %d %s", r.status, r.raw)
+	}
 	// Tokens: none, forged, expired, alg none.
 	req, _ := http.NewRequest("GET", e.srv.URL+"/rest/v1/cases", nil)
 	res, _ := http.DefaultClient.Do(req)
