@@ -127,7 +127,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) error {
 	// The quota lookup runs while the prompt's rows load: one round trip less in front
 	// of the model call.
 	quota := make(chan error, 1)
-	go func() { quota <- s.checkQuota(ctx, uid) }()
+	go func() { quota <- s.reserve(ctx, uid, task) }()
 	up := map[string]any{"model": model, "max_tokens": settings.MaxTokens, "temperature": settings.Temperature}
 	var submissionID string
 	switch task {
@@ -198,12 +198,12 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) error {
 	if req.Stream && res.StatusCode == 200 {
 		// Usage is recorded after the stream, with the tokens it reported, so the
 		// first event reaches the browser without waiting for the database.
-		s.recordUsage(ctx, uid, task, relaySSE(w, res))
+		s.addTokens(ctx, uid, task, relaySSE(w, res))
 		return nil
 	}
 	raw := drain(res.Body)
 	if res.StatusCode != 200 {
-		s.recordUsage(ctx, uid, task, 0) // failed calls count toward the daily request quota
+		// A failed call still counts: its request was reserved by the quota check.
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(res.StatusCode)
 		_, _ = w.Write(raw)
@@ -220,7 +220,6 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) error {
 		} `json:"usage"`
 	}
 	_ = json.Unmarshal(raw, &reply)
-	s.recordUsage(ctx, uid, task, reply.Usage.In+reply.Usage.Out)
 	text := ""
 	if len(reply.Content) > 0 && reply.Content[0].Type == "text" {
 		text = reply.Content[0].Text
@@ -235,8 +234,13 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
+	// The reply goes out complete (length known, flushed) before the token count is
+	// added, so the browser does not wait for that write.
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(raw)))
 	_, _ = w.Write(raw)
+	_ = http.NewResponseController(w).Flush()
+	s.addTokens(ctx, uid, task, reply.Usage.In+reply.Usage.Out)
 	return nil
 }
 
@@ -412,22 +416,34 @@ func (s *Server) recordGrade(ctx context.Context, id, text string) error {
 	return err
 }
 
-func (s *Server) checkQuota(ctx context.Context, uid string) error {
-	var reqs, toks int64
-	err := s.d.Owner.QueryRow(ctx, `select coalesce(sum(requests), 0), coalesce(sum(tokens), 0) from casus_meta.ai_usage
-		where user_id::text = $1 and day = current_date`, uid).Scan(&reqs, &toks)
+// reserve counts this request against the user's daily quota in one statement, and
+// refuses it (429) when the requests or tokens used today already reach the limits.
+// Counting up front keeps the request limit exact for sequential calls; tokens are added
+// when the reply is known (addTokens).
+func (s *Server) reserve(ctx context.Context, uid, task string) error {
+	tag, err := s.d.Owner.Exec(ctx, `with used as (
+			select coalesce(sum(requests), 0) as requests, coalesce(sum(tokens), 0) as tokens
+			from casus_meta.ai_usage where user_id = $1::uuid and day = current_date)
+		insert into casus_meta.ai_usage (user_id, task, requests, tokens)
+		select $1::uuid, $2, 1, 0 from used where used.requests < $3 and used.tokens < $4
+		on conflict (user_id, day, task) do update set requests = ai_usage.requests + 1`,
+		uid, task, s.d.Config.AIDailyRequests, s.d.Config.AIDailyTokens)
 	if err != nil {
 		return err
 	}
-	if reqs >= int64(s.d.Config.AIDailyRequests) || toks >= int64(s.d.Config.AIDailyTokens) {
+	if tag.RowsAffected() == 0 {
 		return &apiError{429, "rate_limit_error", "Ai atins limita zilnică de utilizare a funcțiilor AI. Încearcă din nou mâine."}
 	}
 	return nil
 }
 
-func (s *Server) recordUsage(ctx context.Context, uid, task string, tokens int) {
-	if _, err := s.d.Owner.Exec(context.WithoutCancel(ctx), `insert into casus_meta.ai_usage (user_id, task, requests, tokens) values ($1::uuid, $2, 1, $3)
-		on conflict (user_id, day, task) do update set requests = ai_usage.requests + 1, tokens = ai_usage.tokens + excluded.tokens`, uid, task, tokens); err != nil {
+// addTokens adds the tokens a reply reported to today's usage of this use.
+func (s *Server) addTokens(ctx context.Context, uid, task string, tokens int) {
+	if tokens <= 0 {
+		return
+	}
+	if _, err := s.d.Owner.Exec(context.WithoutCancel(ctx), `update casus_meta.ai_usage set tokens = tokens + $3
+		where user_id = $1::uuid and day = current_date and task = $2`, uid, task, tokens); err != nil {
 		s.d.Log.Error("ai usage", "err", err)
 	}
 }
