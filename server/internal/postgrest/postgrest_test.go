@@ -246,6 +246,9 @@ func TestWritesAndRLS(t *testing.T) {
 		create function public.t_all_submissions() returns setof public.case_submissions language sql stable
 		  as 'select * from public.case_submissions';
 		grant execute on function public.t_all_submissions() to authenticated;
+		create function public.t_echo(jsonb) returns jsonb language sql immutable as 'select $1';
+		create function public.t_add(a int, b int default 1) returns int language sql immutable as 'select a + b';
+		create function public.t_nothing() returns void language sql as 'select';
 		notify pgrst, 'reload schema'`); err != nil {
 		t.Fatal(err)
 	}
@@ -259,6 +262,22 @@ func TestWritesAndRLS(t *testing.T) {
 	}
 	if !strings.Contains(r.raw, id) {
 		t.Fatalf("schema reload or RPC filter: %d %s", r.status, r.raw)
+	}
+	// A single unnamed jsonb parameter takes the whole body; GET passes named scalars (defaults
+	// fill the rest); void answers 204.
+	if r := e.do("POST", "rpc/t_echo", a, `{"x":[1,2]}`); r.status != 200 || r.raw != `{"x": [1, 2]}` {
+		t.Fatalf("t_echo: %d %s", r.status, r.raw)
+	}
+	if r := e.do("GET", "rpc/t_add?a=40&b=2", a, nil); r.raw != "42" {
+		t.Fatalf("t_add: %d %s", r.status, r.raw)
+	}
+	if r := e.do("POST", "rpc/t_add", a, map[string]any{"a": 41}); r.raw != "42" {
+		t.Fatalf("t_add default: %d %s", r.status, r.raw)
+	}
+	e.expectErr(e.do("POST", "rpc/t_add", a, map[string]any{"a": "x"}), 400, "22P02")
+	e.expectErr(e.do("GET", "rpc/t_nothing", a, nil), 405, "PGRST101")
+	if r := e.do("POST", "rpc/t_nothing", a, nil); r.status != 204 {
+		t.Fatalf("t_nothing: %d %s", r.status, r.raw)
 	}
 	for _, q := range []string{"rpc/t_all_submissions", "rpc/t_all_submissions?user_id=eq." + userA, "rpc/t_all_submissions?or=(id.eq." + id + ",user_id.not.is.null)"} {
 		if r := e.do("GET", q, b, nil); r.status != 200 || r.raw != "[]" {
