@@ -118,11 +118,18 @@ test('feedback as an anonymous visitor and as a user', async () => {
   const ctx2 = await browser.newContext();
   const p2 = await login(ctx2, s.email, s.password);
   await step(p2, 'feedback-user', async () => {
-    await p2.goto(base + '/login');
-    await p2.waitForURL('**/dashboard');
+    await p2.getByRole('button', { name: 'Feedback', exact: true }).click();
+    const d = p2.getByRole('dialog');
+    expect(await d.getByLabel('Email (opțional)').count()).toBe(0);
+    await d.getByLabel('Mesaj').fill('  Lipsește modul întunecat.  ');
+    await d.getByRole('button', { name: 'Trimite' }).click();
+    await d.getByText('Feedback-ul tău a fost trimis cu succes.').waitFor();
+    await d.waitFor({ state: 'detached' });
   });
   const { data } = await admin.from('feedback').select('email, body, user_id').eq('body', 'Foarte util!');
   expect(data).toEqual([{ email: 'vizitator@example.ro', body: 'Foarte util!', user_id: null }]);
+  const { data: mine } = await admin.from('feedback').select('email, body, user_id').eq('body', 'Lipsește modul întunecat.');
+  expect(mine).toEqual([{ email: null, body: 'Lipsește modul întunecat.', user_id: s.id }]);
   await ctx2.close();
 });
 

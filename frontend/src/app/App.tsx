@@ -3,6 +3,7 @@ import { BrowserRouter, Link, Navigate, Route, Routes, useNavigate } from 'react
 import { AuthProvider, useAuth } from '../lib/auth/store';
 import { Toaster } from '../components/ui/toast';
 import { LoginPage, ResetPasswordPage, SignupPage } from '../features/auth/pages';
+import { FeedbackButton } from '../features/feedback/FeedbackDialog';
 
 const Dashboard = lazy(() => import('../features/dashboard/Dashboard'));
 const Admin = lazy(() => import('../features/admin/Admin'));
@@ -38,12 +39,13 @@ export function Header() {
   return (
     <header className="app-header">
       <Link to="/dashboard" className="brand-link">
-        <span className="logo" aria-hidden>⚖</span> Casus <span className="badge">beta</span>
+        <span className="logo" aria-hidden>⚖</span> Casus <span className="badge">beta</span> <span className="badge">v0.1</span>
       </Link>
       <nav>
         <Link to="/case-generator" className="button">Generează caz</Link>
         <Link to="/reporting">Progress</Link>
         {isAdmin && <Link to="/admin">Admin</Link>}
+        <FeedbackButton label="Feedback" />
         <details className="account-menu">
           <summary aria-label="Cont">{profile?.name ?? 'Cont'}</summary>
           <div className="menu">

@@ -60,7 +60,7 @@ export default function Admin() {
       {err.map((e) => <p key={e} className="error">{e}</p>)}
       <section className="card">
         <h2>Users <span className="count">{users?.length ?? 0}</span></h2>
-        <table>
+        <div className="table-wrap"><table>
           <thead><tr><th>Email</th><th>Name</th><th>Username</th><th>University</th><th>Role</th><th>Joined</th></tr></thead>
           <tbody>
             {users?.map((u) => (
@@ -75,22 +75,23 @@ export default function Admin() {
               </tr>
             ))}
           </tbody>
-        </table>
+        </table></div>
       </section>
       <section className="card">
         <h2>User Feedback <span className="count">{feedback?.length ?? 0}</span></h2>
         {feedback && feedback.length === 0 && <p className="muted">No feedback submitted yet</p>}
-        <table>
+        <div className="table-wrap"><table>
+          {feedback && feedback.length > 0 && <thead><tr><th>Date</th><th>Email</th><th>Feedback</th></tr></thead>}
           <tbody>
             {feedback?.map((f) => (
               <tr key={f.id}>
                 <td>{new Date(f.created_at).toLocaleString('ro-RO')}</td>
                 <td>{f.email ?? 'Anonymous'}</td>
-                <td className="clamp3">{f.body}</td>
+                <td><div className="clamp3">{f.body}</div></td>
               </tr>
             ))}
           </tbody>
-        </table>
+        </table></div>
       </section>
       <div className="cards">
         {['Analytics', 'Case Management', 'System Settings'].map((t) => (

@@ -43,11 +43,15 @@ export async function fetchProfile(userId: string): Promise<Profile | null> {
 
 function startAuthListener() {
   const sb = supabase();
+  // Events can overtake each other's profile fetch (sign-out during a sign-in's fetch);
+  // only the latest event may write the profile.
+  let latest = 0;
   const apply = async (session: Session | null) => {
+    const seq = ++latest;
     const user = session?.user ?? null;
     useAuthStore.setState({ session, user });
     const profile = user ? await fetchProfile(user.id) : null;
-    useAuthStore.setState({ profile, loading: false });
+    if (seq === latest) useAuthStore.setState({ profile, loading: false });
   };
   sb.auth.getSession().then(({ data }) => apply(data.session));
   const { data } = sb.auth.onAuthStateChange((event, session) => {
