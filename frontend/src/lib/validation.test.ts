@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import {
-  clampViewer, gradeBand, isCompleted, shouldSearch, stripCasePrefix,
+  clampViewer, gradeBand, isCompleted, likeLiteral, shouldSearch, stripCasePrefix,
   validateFeedback, validateForgot, validateLogin, validateReset, validateSignup, type SignupForm,
 } from './validation';
 
@@ -68,4 +68,10 @@ test('search threshold, bands, completion, divider, titles', () => {
   expect(clampViewer(900, 1000)).toBe(800);
   expect(clampViewer(400, 1000)).toBe(400);
   expect(stripCasePrefix('Caz 12: Furtul calificat')).toBe('Furtul calificat');
+});
+
+test('the username fallback lookup matches underscores and percent signs literally', () => {
+  expect(likeLiteral('ana_pop')).toBe('ana\\_pop');
+  expect(likeLiteral('a%b\\c')).toBe('a\\%b\\\\c');
+  expect(likeLiteral('ana')).toBe('ana');
 });

@@ -24,6 +24,10 @@ export type SignupForm = {
   confirmPassword: string;
 };
 
+// The username fallback lookup is an ilike: '_' (allowed in usernames) and '%' are
+// wildcards there, so they are escaped to match only themselves.
+export const likeLiteral = (s: string) => s.replace(/[\\%_]/g, (c) => '\\' + c);
+
 export type UsernameStatus = 'unknown' | 'checking' | 'available' | 'taken';
 
 export function validateSignup(f: SignupForm, usernameStatus: UsernameStatus, knownCodes: string[]): string | null {

@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { supabase } from '../../lib/supabase';
 import { useAuth } from '../../lib/auth/store';
-import { MIN_USERNAME, validateForgot, validateLogin, validateReset, validateSignup, type UsernameStatus } from '../../lib/validation';
+import { likeLiteral, MIN_USERNAME, validateForgot, validateLogin, validateReset, validateSignup, type UsernameStatus } from '../../lib/validation';
 import { Dialog } from '../../components/ui/dialog';
 import { FeedbackButton } from '../feedback/FeedbackDialog';
 
@@ -106,7 +106,7 @@ export function SignupPage() {
       let next: UsernameStatus;
       if (!error) next = data ? 'available' : 'taken';
       else {
-        const fb = await sb.from('user_profiles').select('id').ilike('username', u).limit(1);
+        const fb = await sb.from('user_profiles').select('id').ilike('username', likeLiteral(u)).limit(1);
         next = fb.error ? 'unknown' : fb.data && fb.data.length > 0 ? 'taken' : 'available';
       }
       if (my === seq.current) setStatus(next);
