@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -162,6 +163,39 @@ func TestSeedLoadsCurriculum(t *testing.T) {
 	if err == nil {
 		t.Error("a student read the model answers")
 	}
+	// Search finds every shipped case by its code, and by words of its title typed with or without
+	// diacritics.
+	search := func(q string) map[string]bool {
+		found := map[string]bool{}
+		err := db.AsRole(ctx, d.API, student, db.ReadOnly, db.RequestInfo{}, func(tx pgx.Tx) error {
+			rows, err := tx.Query(ctx, "select case_code from search_cases($1, 50)", q)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var code string
+				if err := rows.Scan(&code); err != nil {
+					return err
+				}
+				found[code] = true
+			}
+			return rows.Err()
+		})
+		if err != nil {
+			t.Fatalf("search_cases(%q): %v", q, err)
+		}
+		return found
+	}
+	for _, sc := range cases {
+		if !search(sc.Code)[sc.Code] {
+			t.Errorf("search by code %s misses it", sc.Code)
+		}
+		q := titlePhrase(sc.Title)
+		if !search(q)[sc.Code] || !search(foldDiacritics(q))[sc.Code] {
+			t.Errorf("search %q (or without diacritics) misses %s", q, sc.Code)
+		}
+	}
 	// Re-seeding keeps ids (progress and conversations point at them).
 	if _, err := d.Owner.Exec(ctx, "delete from casus_meta.seed_state where key = 'cases'"); err != nil {
 		t.Fatal(err)
@@ -175,3 +209,18 @@ func TestSeedLoadsCurriculum(t *testing.T) {
 		t.Errorf("re-seed changed the case: %s → %s", id, id2)
 	}
 }
+
+// titlePhrase returns three consecutive words of the title after the "Caz N:" prefix, as a
+// student would type part of it (search matches the code or a substring of the title).
+func titlePhrase(title string) string {
+	_, rest, _ := strings.Cut(title, ":")
+	words := strings.Fields(rest)
+	if len(words) > 3 {
+		words = words[1:4]
+	}
+	return strings.Join(words, " ")
+}
+
+var romanianFold = strings.NewReplacer("ă", "a", "â", "a", "î", "i", "ș", "s", "ț", "t", "Ă", "A", "Â", "A", "Î", "I", "Ș", "S", "Ț", "T")
+
+func foldDiacritics(s string) string { return romanianFold.Replace(s) }
