@@ -9,8 +9,8 @@ import (
 )
 
 // TestCurriculum validates every shipped case against the catalogue, the content rules
-// and the codes (every cited article exists). The curriculum's totals (60 cases over the
-// three domains, levels and weeks) are asserted once all three files ship.
+// and the codes (every cited article exists), and the curriculum's totals: 24 civil, 20 criminal
+// and 16 constitutional cases, every week 1–12 and, in each domain, every level.
 func TestCurriculum(t *testing.T) {
 	cases, err := LoadCases()
 	if err != nil {
@@ -27,8 +27,32 @@ func TestCurriculum(t *testing.T) {
 	for _, p := range Validate(cases, cat, arts) {
 		t.Error(p)
 	}
-	if len(cases) == 0 {
-		t.Fatal("no curriculum cases shipped")
+	perDomain := map[string]int{}
+	levels := map[string]map[string]bool{}
+	weeks := map[int]bool{}
+	for _, c := range cases {
+		perDomain[c.Domain]++
+		if levels[c.Domain] == nil {
+			levels[c.Domain] = map[string]bool{}
+		}
+		levels[c.Domain][c.Level] = true
+		weeks[c.Week] = true
+	}
+	for domain, want := range map[string]int{"civil": 24, "penal": 20, "constitutional": 16} {
+		if perDomain[domain] < want {
+			t.Errorf("%s: %d cases, want at least %d", domain, perDomain[domain], want)
+		}
+		if len(levels[domain]) != 3 {
+			t.Errorf("%s: levels %v, want Ușor, Mediu and Dificil", domain, levels[domain])
+		}
+	}
+	if len(cases) < 60 {
+		t.Errorf("%d cases, want at least 60", len(cases))
+	}
+	for w := 1; w <= 12; w++ {
+		if !weeks[w] {
+			t.Errorf("no case in week %d", w)
+		}
 	}
 }
 
