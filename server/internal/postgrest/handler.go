@@ -90,7 +90,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return &Error{Status: 401, Code: "PGRST301", Message: "JWSError JWSInvalidSignature"}
 	}
-	rq := &request{w: w, r: r, id: id, prefer: parsePrefer(r.Header.Values("Prefer"))}
+	rq := &request{w: w, r: r, id: id}
+	var invalid []string
+	rq.prefer, invalid = parsePrefer(r.Header.Values("Prefer"))
+	if rq.prefer["handling"] == "strict" && len(invalid) > 0 {
+		return &Error{Status: 400, Code: "PGRST122", Message: "Invalid preferences given with handling=strict", Details: "Invalid preferences: " + strings.Join(invalid, ", ")}
+	}
 	if rq.schema, err = s.profile(r); err != nil {
 		return err
 	}
@@ -137,10 +142,58 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) error {
 		return s.insert(rq, sc, rel)
 	case http.MethodPatch:
 		return s.update(rq, sc, rel)
+	case http.MethodPut:
+		return s.put(rq, sc, rel)
 	case http.MethodDelete:
 		return s.delete(rq, sc, rel)
 	}
 	return &Error{Status: 405, Code: "PGRST117", Message: "Unsupported HTTP method: " + r.Method}
+}
+
+// preferValues are the Prefer tokens this API understands (max-affected takes a number).
+var preferValues = map[string]map[string]bool{
+	"resolution": {"merge-duplicates": true, "ignore-duplicates": true},
+	"missing":    {"default": true, "null": true},
+	"return":     {"representation": true, "minimal": true, "headers-only": true},
+	"count":      {"exact": true, "planned": true, "estimated": true},
+	"tx":         {"commit": true, "rollback": true},
+	"handling":   {"strict": true, "lenient": true},
+}
+
+// preferOrder is the order PostgREST lists applied preferences in.
+var preferOrder = []string{"resolution", "missing", "return", "count", "tx", "handling", "max-affected"}
+
+// Which applied preferences each kind of request reports, as PostgREST does.
+var (
+	appliedRead   = []string{"count", "tx", "handling"}
+	appliedInsert = []string{"resolution", "missing", "return", "count", "tx", "handling"}
+	appliedUpdate = []string{"missing", "return", "count", "tx", "handling", "max-affected"}
+	appliedPut    = []string{"return", "count", "tx", "handling"}
+	appliedDelete = []string{"return", "count", "tx", "handling", "max-affected"}
+	appliedRPC    = []string{"count", "tx", "handling", "max-affected"}
+)
+
+// setPreferenceApplied writes the Preference-Applied header listing the honoured tokens
+// among kinds (max-affected only with handling=strict, where it is enforced).
+func setPreferenceApplied(rq *request, kinds []string) {
+	want := map[string]bool{}
+	for _, k := range kinds {
+		want[k] = true
+	}
+	var out []string
+	for _, k := range preferOrder {
+		v, ok := rq.prefer[k]
+		if !ok || !want[k] {
+			continue
+		}
+		if k == "max-affected" && rq.prefer["handling"] != "strict" {
+			continue
+		}
+		out = append(out, k+"="+v)
+	}
+	if len(out) > 0 {
+		rq.w.Header().Set("Preference-Applied", strings.Join(out, ", "))
+	}
 }
 
 func (s *Server) profile(r *http.Request) (string, error) {
@@ -177,15 +230,32 @@ func acceptable(accept string) bool {
 	return false
 }
 
-func parsePrefer(vals []string) map[string]string {
-	out := map[string]string{}
+// parsePrefer reads the Prefer headers: the first occurrence of a preference wins, values
+// outside the known ones are left out (and listed in invalid, for handling=strict).
+func parsePrefer(vals []string) (prefs map[string]string, invalid []string) {
+	prefs = map[string]string{}
 	for _, v := range vals {
 		for _, p := range strings.Split(v, ",") {
-			k, val, _ := strings.Cut(strings.TrimSpace(p), "=")
-			out[k] = val
+			p = strings.TrimSpace(p)
+			if p == "" {
+				continue
+			}
+			k, val, _ := strings.Cut(p, "=")
+			ok := preferValues[k][val]
+			if k == "max-affected" {
+				n, err := strconv.Atoi(val)
+				ok = err == nil && n >= 0
+			}
+			if !ok {
+				invalid = append(invalid, p)
+				continue
+			}
+			if _, seen := prefs[k]; !seen {
+				prefs[k] = val
+			}
 		}
 	}
-	return out
+	return prefs, invalid
 }
 
 func parseRange(h string) (int, int, bool) {
@@ -405,6 +475,7 @@ func (s *Server) read(rq *request, sc *Schema, rel *Relation) error {
 		return &Error{Status: http.StatusRequestedRangeNotSatisfiable, Code: "PGRST103", Message: "Requested range not satisfiable",
 			Details: fmt.Sprintf("An offset of %d was requested, but there are only %d rows.", off, *res.total)}
 	}
+	setPreferenceApplied(rq, appliedRead)
 	return s.respond(rq, res, http.StatusOK, rq.q.Offset[""])
 }
 
