@@ -27,6 +27,7 @@ import (
 type Server struct {
 	d      deps.Deps
 	cache  cache
+	ids    identityCache
 	cancel context.CancelFunc
 }
 
@@ -79,7 +80,7 @@ type request struct {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.d.Keys.FromRequest(r)
+	id, err := s.ids.fromRequest(s.d.Keys, r)
 	switch {
 	case errors.Is(err, authn.ErrNoAPIKey):
 		return &Error{Status: 401, Code: "PGRST301", Message: "No API key found in request", Hint: "No `apikey` request header or url param was found."}
@@ -511,6 +512,8 @@ func (s *Server) respond(rq *request, res result, status, offset int) error {
 	default:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	}
+	// A known length spares net/http the chunked encoding of bodies over its 2 KB buffer.
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	if rq.r.Method != http.MethodHead {
 		_, _ = w.Write(body)
