@@ -190,6 +190,11 @@ func TestPreferenceApplied(t *testing.T) {
 	// max-affected without handling=strict is not enforced, so not reported.
 	applied(e.do("DELETE", "cases?case_code=eq.NOPE", svc, nil, "Prefer", "max-affected=1, tx=rollback"), "tx=rollback")
 	applied(e.do("POST", "rpc/search_cases", a, map[string]any{"search_query": "furt"}, "Prefer", "count=exact"), "count=exact")
+	// An error answer reports nothing applied.
+	r = e.do("GET", "cases?select=id", a, nil, "Prefer", "count=exact", "Accept", "application/vnd.pgrst.object+json")
+	e.expectErr(r, 406, "PGRST116")
+	applied(r, "")
+	applied(e.do("POST", "cases", svc, "[]", "Prefer", "return=representation"), "return=representation")
 	// handling=strict rejects preferences it does not know.
 	m := e.expectErr(e.do("GET", "cases?select=id", a, nil, "Prefer", "handling=strict, count=exact, return=everything"), 400, "PGRST122")
 	if m["details"] != "Invalid preferences: return=everything" {

@@ -59,7 +59,14 @@ func (s *Server) Reload(ctx context.Context) error {
 
 // Routes registers /rest/v1.
 func (s *Server) Routes(mux *http.ServeMux) {
-	h := httpx.Handle(s.d.Log, s.serve)
+	h := httpx.Handle(s.d.Log, func(w http.ResponseWriter, r *http.Request) error {
+		err := s.serve(w, r)
+		if err != nil {
+			// Preferences are reported applied only with a successful answer.
+			w.Header().Del("Preference-Applied")
+		}
+		return err
+	})
 	for _, m := range []string{"GET", "HEAD", "POST", "PATCH", "PUT", "DELETE"} {
 		mux.Handle(m+" /rest/v1/", h)
 	}

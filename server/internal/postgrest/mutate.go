@@ -115,6 +115,7 @@ func (s *Server) insert(rq *request, sc *Schema, rel *Relation) error {
 	cte := "insert into " + src
 	if data == "[]" {
 		// An empty array inserts nothing (PostgREST answers 201 with no rows).
+		setPreferenceApplied(rq, appliedInsert)
 		return s.mutationResponse(rq, rel, result{body: "[]"}, http.StatusCreated)
 	}
 	if len(cols) > 0 {
@@ -203,6 +204,7 @@ func (s *Server) update(rq *request, sc *Schema, rel *Relation) error {
 	b := &builder{s: sc, q: rq.q}
 	if len(cols) == 0 {
 		// Nothing to change: PostgREST answers with no rows.
+		setPreferenceApplied(rq, appliedUpdate)
 		return s.mutationResponse(rq, rel, result{body: "[]"}, http.StatusOK)
 	}
 	var objArg string
