@@ -287,7 +287,7 @@ func parseRange(h string) (int, int, bool) {
 
 // result is what every statement returns: the JSON body, its row count, the total.
 type result struct {
-	body  string
+	body  []byte // scanned straight into bytes: one copy of the body, not two
 	rows  int
 	total *int64
 }
@@ -321,7 +321,7 @@ func (s *Server) run(rq *request, mode db.Mode, sql string, args []any, plain bo
 			if err != nil {
 				return err
 			}
-			res.body, res.rows = "[]", int(tag.RowsAffected())
+			res.body, res.rows = []byte("[]"), int(tag.RowsAffected())
 		} else {
 			stmt, planned := sql, (*int64)(nil)
 			if rq.explainSQL != "" {
@@ -391,7 +391,7 @@ func (s *Server) pipelined(rq *request, mode db.Mode, info db.RequestInfo, sql s
 	b.Queue(setup, sargs...)
 	if plain {
 		b.Queue(sql, args...).Exec(func(tag pgconn.CommandTag) error {
-			res.body, res.rows = "[]", int(tag.RowsAffected())
+			res.body, res.rows = []byte("[]"), int(tag.RowsAffected())
 			return nil
 		})
 	} else {
@@ -499,7 +499,7 @@ func (s *Server) respond(rq *request, res result, status, offset int) error {
 	} else {
 		w.Header().Set("Content-Range", "*/"+total)
 	}
-	body := []byte(res.body)
+	body := res.body
 	switch {
 	case rq.single:
 		if res.rows != 1 {

@@ -116,7 +116,7 @@ func (s *Server) insert(rq *request, sc *Schema, rel *Relation) error {
 	if data == "[]" {
 		// An empty array inserts nothing (PostgREST answers 201 with no rows).
 		setPreferenceApplied(rq, appliedInsert)
-		return s.mutationResponse(rq, rel, result{body: "[]"}, http.StatusCreated)
+		return s.mutationResponse(rq, rel, result{body: []byte("[]")}, http.StatusCreated)
 	}
 	if len(cols) > 0 {
 		sel := make([]string, len(cols))
@@ -170,7 +170,7 @@ func (s *Server) mutationResponse(rq *request, rel *Relation, res result, status
 	ret := rq.prefer["return"]
 	if ret == "headers-only" && len(rel.PK) > 0 && res.rows == 1 {
 		var rows []map[string]any
-		_ = json.Unmarshal([]byte(res.body), &rows)
+		_ = json.Unmarshal(res.body, &rows)
 		q := url.Values{}
 		for _, pk := range rel.PK {
 			q.Set(pk, "eq."+fmt.Sprint(rows[0][pk]))
@@ -205,7 +205,7 @@ func (s *Server) update(rq *request, sc *Schema, rel *Relation) error {
 	if len(cols) == 0 {
 		// Nothing to change: PostgREST answers with no rows.
 		setPreferenceApplied(rq, appliedUpdate)
-		return s.mutationResponse(rq, rel, result{body: "[]"}, http.StatusOK)
+		return s.mutationResponse(rq, rel, result{body: []byte("[]")}, http.StatusOK)
 	}
 	var objArg string
 	var rows []json.RawMessage
@@ -472,7 +472,7 @@ func (s *Server) rpc(rq *request, sc *Schema, f *Func) error {
 	if f.ReturnsRow && !f.ReturnsSet && !rq.single {
 		// A function returning one composite answers with an object (or null).
 		var arr []json.RawMessage
-		_ = json.Unmarshal([]byte(res.body), &arr)
+		_ = json.Unmarshal(res.body, &arr)
 		rq.w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		rq.w.WriteHeader(http.StatusOK)
 		if len(arr) == 0 || string(arr[0]) == "null" {
@@ -485,7 +485,7 @@ func (s *Server) rpc(rq *request, sc *Schema, f *Func) error {
 	if !f.ReturnsSet && !f.ReturnsRow && !rq.single {
 		rq.w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		rq.w.WriteHeader(http.StatusOK)
-		_, _ = rq.w.Write([]byte(res.body))
+		_, _ = rq.w.Write(res.body)
 		return nil
 	}
 	return s.respond(rq, res, http.StatusOK, 0)
