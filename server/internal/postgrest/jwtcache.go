@@ -5,13 +5,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
+
 	"casus/server/internal/authn"
 )
 
 // identityCache remembers verified identities by the exact apikey and bearer strings, as
 // PostgREST's JWT cache does: a client sends the same tokens with every request, and
 // verifying them (HMAC plus two JSON decodes per token) was a tenth of the server's CPU
-// per request. Only successes are cached, each until the earliest expiry of its tokens,
+// per request. Only successes are cached, each until the earlier expiry of its tokens,
 // so a hit answers exactly what verifying again would.
 type identityCache struct {
 	mu sync.Mutex
@@ -43,11 +45,20 @@ func (c *identityCache) fromRequest(keys *authn.Keys, r *http.Request) (*authn.R
 	if err != nil {
 		return id, err
 	}
-	// Only with a project key as apikey (whose expiry is then not the one that matters):
-	// the identity is good until the bearer token's expiry.
+	// The identity is good until the earlier expiry of the two tokens (both verified by
+	// now; the apikey's payload is decoded once more only to read its exp).
 	exp, ok := expiry(id)
-	if !ok || (key != keys.AnonKey && key != keys.ServiceKey) {
+	if !ok {
 		return id, nil
+	}
+	if bearer := authn.BearerToken(r); bearer != "" && bearer != key {
+		var kc jwt.RegisteredClaims
+		if _, _, err := jwt.NewParser().ParseUnverified(key, &kc); err != nil || kc.ExpiresAt == nil {
+			return id, nil
+		}
+		if kc.ExpiresAt.Time.Before(exp) {
+			exp = kc.ExpiresAt.Time
+		}
 	}
 	c.mu.Lock()
 	if c.m == nil || len(c.m) >= maxCachedIdentities {

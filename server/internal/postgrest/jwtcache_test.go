@@ -62,10 +62,15 @@ func TestIdentityCache(t *testing.T) {
 	if _, err := get(&c, keys.AnonKey, old); !errors.Is(err, authn.ErrExpiredToken) {
 		t.Fatalf("expired entry served: %v", err)
 	}
-	// Only project keys as apikey are cached (another signed apikey has its own expiry).
-	other := sign(time.Hour)
-	n := len(c.m)
-	if _, err := get(&c, other, ""); err != nil || len(c.m) != n {
-		t.Fatalf("non-project apikey cached: %v, %d entries", err, len(c.m))
+	// Another signed apikey is cached until the earlier of its and the bearer's expiry.
+	shortKey := sign(time.Minute, "k")
+	if _, err := get(&c, shortKey, user); err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
+	got := c.m[shortKey+"\x00"+user].expires
+	c.mu.Unlock()
+	if d := time.Until(got); d > time.Minute || d < 50*time.Second {
+		t.Fatalf("entry for a one-minute apikey expires in %s", d)
 	}
 }
