@@ -198,6 +198,38 @@ describe('conversations, submissions and feedback (spec 7)', () => {
   });
 });
 
+describe('ordering by an embedded column and embed presence in logic trees (PostgREST v11+)', () => {
+  test('order=cases(week_number) orders articles by their case; or=() tests an embed', async () => {
+    const late = await seed('cases', { case_code: code(), title: `Caz 12: Târziu ${run}`, level: 'Mediu', week_number: 12, domain: 'civil', verified: true });
+    const early = await seed('cases', { case_code: code(), title: `Caz 3: Devreme ${run}`, level: 'Mediu', week_number: 3, domain: 'civil', verified: true });
+    await seed('case_articles', { case_id: early, article_number: '9002', article_reference: 'Art. 9002' });
+    await seed('case_articles', { case_id: late, article_number: '9001', article_reference: 'Art. 9001' });
+    const desc = await a.sb
+      .from('case_articles')
+      .select('article_number, cases(week_number)')
+      .in('case_id', [late, early])
+      .order('cases(week_number)', { ascending: false, nullsFirst: false });
+    expect(desc.error).toBeNull();
+    expect(desc.data!.map((r) => r.article_number)).toEqual(['9001', '9002']);
+    const asc = await a.sb.from('case_articles').select('article_number, c:cases(week_number)').in('case_id', [late, early]).order('c(week_number)');
+    expect(asc.data!.map((r) => r.article_number)).toEqual(['9002', '9001']);
+    const notEmbedded = await a.sb.from('case_articles').select('article_number').in('case_id', [late, early]).order('cases(week_number)');
+    expect(notEmbedded.error?.code).toBe('PGRST108');
+
+    // Cases of this run that have articles, or are penal (the penal one has none).
+    const withArts = await a.sb
+      .from('cases')
+      .select('domain, week_number, case_articles(id)')
+      .ilike('title', `%${run}`)
+      .in('week_number', [3, 11, 12])
+      .or('case_articles.not.is.null,domain.eq.penal')
+      .order('week_number')
+      .order('domain');
+    expect(withArts.error).toBeNull();
+    expect(withArts.data!.map((c) => `${c.domain}/${c.week_number}/${c.case_articles.length}`)).toEqual(['civil/3/1', 'civil/11/2', 'penal/11/0', 'civil/12/1']);
+  });
+});
+
 describe('PostgREST errors as supabase-js shows them', () => {
   test('unknown column, relation, bad filter value and anonymous reads', async () => {
     const col = await a.sb.from('cases').select('nope');

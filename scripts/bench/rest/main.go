@@ -7,8 +7,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"log"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -17,20 +20,36 @@ import (
 	"casus/scripts/bench/internal/benchutil"
 )
 
-const (
-	conc     = 32
-	duration = 4 * time.Second
-	student  = "5e1b7c2a-3d4f-4a6b-8c9d-0e1f2a3b4c5d"
+const student = "5e1b7c2a-3d4f-4a6b-8c9d-0e1f2a3b4c5d"
+
+var (
+	clientsFlag = flag.String("clients", "32,8", "concurrent clients, one figure per value (the target is stated at 32)")
+	duration    = flag.Duration("duration", 4*time.Second, "time per figure")
+	only        = flag.String("only", "", "run only the request shapes whose name contains this")
+	pool        = flag.Int("pool", 16, "connections of the server's data API pool (DB_POOL) and of the raw baseline's pool")
 )
 
 func main() {
+	flag.Parse()
+	var clients []int
+	for _, c := range strings.Split(*clientsFlag, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(c))
+		if err != nil || n <= 0 {
+			log.Fatalf("-clients: %q", c)
+		}
+		clients = append(clients, n)
+	}
+	conc := clients[0]
+	for _, c := range clients {
+		conc = max(conc, c)
+	}
 	ctx := context.Background()
 	dbURL, drop, err := benchutil.TempDatabase(ctx, "casus_bench_rest")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer drop()
-	srv, err := benchutil.StartServer(ctx, dbURL, "RATE_LIMIT_ENABLED=false")
+	srv, err := benchutil.StartServer(ctx, dbURL, "RATE_LIMIT_ENABLED=false", fmt.Sprintf("DB_POOL=%d", *pool))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -55,13 +74,13 @@ func main() {
 	}
 	var caseID string
 	_ = owner.QueryRow(ctx, "select id from public.cases where case_code = 'CIV9B5000'").Scan(&caseID)
-	fmt.Printf("rest benchmark: 10,000 cases + 30,000 articles + 40,000 steps + 20,000 hints loaded in %s; %d clients, %s per figure\n\n", time.Since(t0).Round(time.Millisecond), conc, duration)
+	fmt.Printf("rest benchmark: 10,000 cases + 30,000 articles + 40,000 steps + 20,000 hints loaded in %s; clients %v, %s per figure, pool %d\n\n", time.Since(t0).Round(time.Millisecond), clients, *duration, *pool)
 
 	// The raw baseline connects as authenticator, like the server's API pool.
 	cfg, _ := pgxpool.ParseConfig(dbURL)
 	cfg.ConnConfig.User = "authenticator"
 	cfg.ConnConfig.Password = benchutil.AuthenticatorPassword()
-	cfg.MaxConns = 16
+	cfg.MaxConns = int32(*pool)
 	api, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		log.Fatal(err)
@@ -108,34 +127,50 @@ func main() {
 		{"rpc search_cases", "POST", "/rest/v1/rpc/search_cases", func() []byte { return []byte(`{"search_query":"raspunderea","max_results":10}`) },
 			`select coalesce(json_agg(_r), '[]')::text from (select * from public.search_cases('raspunderea', 10)) _r`, nil},
 	}
-	fmt.Printf("%-32s %12s %9s %9s   %12s %9s %9s   %s\n", "request", "REST req/s", "p50", "p99", "raw pgx/s", "p50", "p99", "REST/raw")
+	fmt.Printf("%-32s %7s %12s %9s %9s   %12s %9s %9s   %s\n", "request", "clients", "REST req/s", "p50", "p99", "raw pgx/s", "p50", "p99", "REST/raw")
 	for _, sh := range shapes {
-		args := func() []any { return nil }
-		if sh.args != nil {
-			args = sh.args
+		if *only != "" && !strings.Contains(sh.name, *only) {
+			continue
 		}
-		rawRate, rawLat, rawErr := benchutil.Run(conc, duration, func(w int) error { return raw(sh.sql, args()...)(w) })
-		extra := map[string]string{}
-		for k, v := range hdr {
-			extra[k] = v
-		}
-		if sh.method == "POST" && sh.path == "/rest/v1/case_submissions" {
-			extra["Prefer"] = "return=representation"
-		}
-		restRate, restLat, restErr := benchutil.Run(conc, duration, func(int) error {
-			var body []byte
-			if sh.body != nil {
-				body = sh.body()
+		for _, conc := range clients {
+			args := func() []any { return nil }
+			if sh.args != nil {
+				args = sh.args
 			}
-			_, err := benchutil.Do(c, sh.method, srv.URL+sh.path, body, extra)
-			return err
-		})
-		fmt.Printf("%-32s %12.0f %9s %9s   %12.0f %9s %9s   %.2f", sh.name, restRate, benchutil.MS(benchutil.Percentile(restLat, 50)), benchutil.MS(benchutil.Percentile(restLat, 99)),
-			rawRate, benchutil.MS(benchutil.Percentile(rawLat, 50)), benchutil.MS(benchutil.Percentile(rawLat, 99)), restRate/rawRate)
-		if restErr+rawErr > 0 {
-			fmt.Printf("   (errors: rest %d, raw %d)", restErr, rawErr)
+			meter := cpuMeter{owner: owner, serverPID: srv.Cmd.Process.Pid}
+			c0 := meter.sample(ctx)
+			rawRate, rawLat, rawErr := benchutil.Run(conc, *duration, func(w int) error { return raw(sh.sql, args()...)(w) })
+			c1 := meter.sample(ctx)
+			_, rawDB := c1.since(c0)
+			extra := map[string]string{}
+			for k, v := range hdr {
+				extra[k] = v
+			}
+			if sh.method == "POST" && sh.path == "/rest/v1/case_submissions" {
+				extra["Prefer"] = "return=representation"
+			}
+			c2 := meter.sample(ctx)
+			restRate, restLat, restErr := benchutil.Run(conc, *duration, func(int) error {
+				var body []byte
+				if sh.body != nil {
+					body = sh.body()
+				}
+				_, err := benchutil.Do(c, sh.method, srv.URL+sh.path, body, extra)
+				return err
+			})
+			restServer, restDB := meter.sample(ctx).since(c2)
+			perReq := func(d time.Duration, rate float64) float64 {
+				return float64(d.Microseconds()) / (rate * duration.Seconds())
+			}
+			cpu := fmt.Sprintf("   cpu µs/req: REST server %.0f + db %.0f, raw db %.0f", perReq(restServer, restRate), perReq(restDB, restRate), perReq(rawDB, rawRate))
+			fmt.Printf("%-32s %7d %12.0f %9s %9s   %12.0f %9s %9s   %.2f", sh.name, conc, restRate, benchutil.MS(benchutil.Percentile(restLat, 50)), benchutil.MS(benchutil.Percentile(restLat, 99)),
+				rawRate, benchutil.MS(benchutil.Percentile(rawLat, 50)), benchutil.MS(benchutil.Percentile(rawLat, 99)), restRate/rawRate)
+			fmt.Print(cpu)
+			if restErr+rawErr > 0 {
+				fmt.Printf("   (errors: rest %d, raw %d)", restErr, rawErr)
+			}
+			fmt.Println()
 		}
-		fmt.Println()
 	}
 	fmt.Println("\ntargets: REST/raw ≥ 0.6 for reads; REST p99 < 20 ms at 32 clients")
 }

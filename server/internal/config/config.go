@@ -49,6 +49,7 @@ type Config struct {
 	DBMaxRows        int           // DB_MAX_ROWS (0 = unlimited)
 	StatementTimeout time.Duration // DB_STATEMENT_TIMEOUT (ms)
 	MaxBodyBytes     int64         // MAX_BODY_BYTES
+	DBPool           int           // DB_POOL: connections of the data API pool (PostgREST's db-pool)
 
 	// AI gateway.
 	AIProvider      string // AI_PROVIDER: anthropic | openai | "" (auto: anthropic when a key is set)
@@ -131,6 +132,7 @@ func Load() (*Config, error) {
 	c.DBMaxRows = num("DB_MAX_ROWS", 1000)
 	c.StatementTimeout = time.Duration(num("DB_STATEMENT_TIMEOUT", 8000)) * time.Millisecond
 	c.MaxBodyBytes = int64(num("MAX_BODY_BYTES", 1<<20))
+	c.DBPool = num("DB_POOL", 16)
 	c.AIDailyRequests = num("AI_DAILY_REQUESTS", 200)
 	c.AIDailyTokens = num("AI_DAILY_TOKENS", 400000)
 	c.MailerAutoconfirm = envBool("MAILER_AUTOCONFIRM", false)

@@ -50,7 +50,8 @@ func AuthenticatorPassword(secret []byte) string {
 }
 
 // OpenPools prepares the authenticator login and opens both pools for a migrated database.
-func OpenPools(ctx context.Context, databaseURL string, secret []byte, maxConns int32) (*Pools, error) {
+// maxConns sizes the owner pool and, unless apiConns is positive, the API pool too.
+func OpenPools(ctx context.Context, databaseURL string, secret []byte, maxConns int32, apiConns ...int32) (*Pools, error) {
 	ownerCfg, err := pgxpool.ParseConfig(databaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
@@ -74,6 +75,9 @@ func OpenPools(ctx context.Context, databaseURL string, secret []byte, maxConns 
 	apiCfg := ownerCfg.Copy()
 	apiCfg.ConnConfig.User = AuthenticatorRole
 	apiCfg.ConnConfig.Password = pw
+	if len(apiConns) > 0 && apiConns[0] > 0 {
+		apiCfg.MaxConns = apiConns[0]
+	}
 	api, err := pgxpool.NewWithConfig(ctx, apiCfg)
 	if err != nil {
 		owner.Close()

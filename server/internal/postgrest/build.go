@@ -21,6 +21,16 @@ type builder struct {
 	group map[string]*grouping
 	// embedExists holds each embed's exists() condition by parent path and name.
 	embedExists map[string]string
+	// embeds holds each embed's relationship and join condition by parent path and name,
+	// for ordering by a to-one embed's column.
+	embeds map[string]embedRef
+}
+
+// embedRef is an embed as the parent sees it: the target read through alias under cond.
+type embedRef struct {
+	rel   *relationship
+	alias string
+	cond  string
 }
 
 type grouping struct {
@@ -297,6 +307,7 @@ func (b *builder) embed(parent *Relation, palias string, it SelectItem, path str
 		}
 	}
 	if it.Spread {
+		b.addEmbedRef(path, name, embedRef{rel: rel, alias: t, cond: cond})
 		if !rel.toOne {
 			return nil, &Error{Status: 400, Code: "PGRST119", Message: "A spread operation on '" + e.Relation + "' is not possible", Details: "'" + parent.Name + "' and '" + e.Relation + "' do not form a many-to-one or one-to-one relationship"}
 		}
@@ -325,6 +336,7 @@ func (b *builder) embed(parent *Relation, palias string, it SelectItem, path str
 		b.embedExists = map[string]string{}
 	}
 	b.embedExists[path+"\x00"+name] = exists
+	b.addEmbedRef(path, name, embedRef{rel: rel, alias: t, cond: cond})
 	r := b.nextAlias("e")
 	if rel.toOne {
 		return []string{"(select row_to_json(" + r + ") from (" + inner + " limit 1) " + r + ") as " + qi(name)}, nil
@@ -339,32 +351,49 @@ func (b *builder) embed(parent *Relation, palias string, it SelectItem, path str
 
 type innerCond struct{ path, sql string }
 
+func (b *builder) addEmbedRef(path, name string, ref embedRef) {
+	if b.embeds == nil {
+		b.embeds = map[string]embedRef{}
+	}
+	b.embeds[path+"\x00"+name] = ref
+}
+
+// embedPresence is the exists() condition for "<embed>=is.null|not.is.null"; ok is false
+// when f does not name an embed of this level (then it is a column filter).
+func (b *builder) embedPresence(r *Relation, path string, f Filter) (string, bool, error) {
+	ex, ok := b.embedExists[path+"\x00"+f.Column]
+	if !ok || r.Column(f.Column) != nil || len(f.JSON) > 0 {
+		return "", false, nil
+	}
+	if f.Op != "is" {
+		return "", true, apiErr(400, "PGRST100", "an embedded resource can only be filtered with is.null or not.is.null", "")
+	}
+	not := f.Not
+	switch strings.ToLower(f.Value) {
+	case "null":
+		not = !not
+	case "not_null":
+	default:
+		return "", true, apiErr(400, "PGRST100", "an embedded resource can only be filtered with is.null or not.is.null", "")
+	}
+	if not {
+		ex = "not " + ex
+	}
+	return ex, true, nil
+}
+
 // where renders the filters and logic trees of a path against alias.
 func (b *builder) where(r *Relation, alias, path string) (string, error) {
 	var conds []string
 	for _, f := range b.q.Filters[path] {
-		if ex, ok := b.embedExists[path+"\x00"+f.Column]; ok && r.Column(f.Column) == nil && f.Op == "is" && len(f.JSON) == 0 {
-			switch strings.ToLower(f.Value) {
-			case "null":
-				f.Not = !f.Not
-			case "not_null":
-			default:
-				return "", apiErr(400, "PGRST100", "an embedded resource can only be filtered with is.null or not.is.null", "")
-			}
-			if f.Not {
-				ex = "not " + ex
-			}
-			conds = append(conds, ex)
-			continue
-		}
-		c, err := b.filter(r, alias, f)
+		c, err := b.condition(r, alias, path, f)
 		if err != nil {
 			return "", err
 		}
 		conds = append(conds, c)
 	}
 	for _, l := range b.q.Logic[path] {
-		c, err := b.logic(r, alias, l)
+		c, err := b.logic(r, alias, path, l)
 		if err != nil {
 			return "", err
 		}
@@ -373,17 +402,25 @@ func (b *builder) where(r *Relation, alias, path string) (string, error) {
 	return strings.Join(conds, " and "), nil
 }
 
-func (b *builder) logic(r *Relation, alias string, l *Logic) (string, error) {
+// condition is one filter of a level: a column condition, or an embed's presence.
+func (b *builder) condition(r *Relation, alias, path string, f Filter) (string, error) {
+	if ex, ok, err := b.embedPresence(r, path, f); ok || err != nil {
+		return ex, err
+	}
+	return b.filter(r, alias, f)
+}
+
+func (b *builder) logic(r *Relation, alias, path string, l *Logic) (string, error) {
 	var parts []string
 	for _, f := range l.Filters {
-		c, err := b.filter(r, alias, f)
+		c, err := b.condition(r, alias, path, f)
 		if err != nil {
 			return "", err
 		}
 		parts = append(parts, c)
 	}
 	for _, ch := range l.Children {
-		c, err := b.logic(r, alias, ch)
+		c, err := b.logic(r, alias, path, ch)
 		if err != nil {
 			return "", err
 		}
@@ -514,7 +551,13 @@ func (b *builder) orderBy(r *Relation, alias, path string) (string, error) {
 	}
 	var parts []string
 	for _, t := range terms {
-		e, _, err := b.colExpr(r, alias, t.Column, t.JSON)
+		var e string
+		var err error
+		if t.Relation != "" {
+			e, err = b.relatedOrder(r, path, t)
+		} else {
+			e, _, err = b.colExpr(r, alias, t.Column, t.JSON)
+		}
 		if err != nil {
 			return "", err
 		}
@@ -531,6 +574,27 @@ func (b *builder) orderBy(r *Relation, alias, path string) (string, error) {
 		parts = append(parts, e)
 	}
 	return " order by " + strings.Join(parts, ", "), nil
+}
+
+// relatedOrder is the sort key for order=embed(col): the column of the one row a to-one
+// embed of this level points to, read under the embed's own join condition and filters.
+func (b *builder) relatedOrder(r *Relation, path string, t OrderTerm) (string, error) {
+	ref, ok := b.embeds[path+"\x00"+t.Relation]
+	if !ok {
+		return "", &Error{Status: 400, Code: "PGRST108", Message: fmt.Sprintf("'%s' is not an embedded resource in this request", t.Relation),
+			Hint: fmt.Sprintf("Verify that '%s' is included in the 'select' query parameter.", t.Relation)}
+	}
+	if !ref.rel.toOne {
+		return "", &Error{Status: 400, Code: "PGRST118", Message: fmt.Sprintf("A related order on '%s' is not possible", t.Relation),
+			Details: fmt.Sprintf("'%s' and '%s' do not form a many-to-one or one-to-one relationship", r.Name, ref.rel.target.Name)}
+	}
+	o := ref.alias + "_o"
+	col, _, err := b.colExpr(ref.rel.target, o, t.Column, t.JSON)
+	if err != nil {
+		return "", err
+	}
+	cond := strings.ReplaceAll(ref.cond, ref.alias+".", o+".")
+	return "(select " + col + " from " + relName(ref.rel.target) + " " + o + " where " + cond + " limit 1)", nil
 }
 
 func (b *builder) limitOffset(path string, maxRows int) string {

@@ -91,6 +91,8 @@ func FuzzQueryToSQL(f *testing.F) {
 		"title=like.*;drop table x;--*", `select="a;b"&case_code=in.("x","y")`, "select=meta->'x'->>y", "limit=1&offset=2",
 		"select=...cases(title)", "tags=cs.{a,b}&title=fts(english).foo",
 		"select=week_number,n:count(),week_number.sum()::int", "select=case_articles(count())", `columns="a","b"`,
+		"select=id,cases(title)&order=cases(title).desc.nullslast,id", "select=*,c:cases(*)&order=c(meta->>k)&c.week_number=gt.1",
+		"select=*,case_articles(id)&or=(case_articles.not.is.null,title.eq.x)&not.and=(case_articles.is.null)",
 	} {
 		f.Add(s)
 	}

@@ -27,6 +27,7 @@ import (
 type Server struct {
 	d      deps.Deps
 	cache  cache
+	ids    identityCache
 	cancel context.CancelFunc
 }
 
@@ -58,7 +59,14 @@ func (s *Server) Reload(ctx context.Context) error {
 
 // Routes registers /rest/v1.
 func (s *Server) Routes(mux *http.ServeMux) {
-	h := httpx.Handle(s.d.Log, s.serve)
+	h := httpx.Handle(s.d.Log, func(w http.ResponseWriter, r *http.Request) error {
+		err := s.serve(w, r)
+		if err != nil {
+			// Preferences are reported applied only with a successful answer.
+			w.Header().Del("Preference-Applied")
+		}
+		return err
+	})
 	for _, m := range []string{"GET", "HEAD", "POST", "PATCH", "PUT", "DELETE"} {
 		mux.Handle(m+" /rest/v1/", h)
 	}
@@ -79,7 +87,7 @@ type request struct {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.d.Keys.FromRequest(r)
+	id, err := s.ids.fromRequest(s.d.Keys, r)
 	switch {
 	case errors.Is(err, authn.ErrNoAPIKey):
 		return &Error{Status: 401, Code: "PGRST301", Message: "No API key found in request", Hint: "No `apikey` request header or url param was found."}
@@ -90,7 +98,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return &Error{Status: 401, Code: "PGRST301", Message: "JWSError JWSInvalidSignature"}
 	}
-	rq := &request{w: w, r: r, id: id, prefer: parsePrefer(r.Header.Values("Prefer"))}
+	rq := &request{w: w, r: r, id: id}
+	var invalid []string
+	rq.prefer, invalid = parsePrefer(r.Header.Values("Prefer"))
+	if rq.prefer["handling"] == "strict" && len(invalid) > 0 {
+		return &Error{Status: 400, Code: "PGRST122", Message: "Invalid preferences given with handling=strict", Details: "Invalid preferences: " + strings.Join(invalid, ", ")}
+	}
 	if rq.schema, err = s.profile(r); err != nil {
 		return err
 	}
@@ -137,10 +150,58 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) error {
 		return s.insert(rq, sc, rel)
 	case http.MethodPatch:
 		return s.update(rq, sc, rel)
+	case http.MethodPut:
+		return s.put(rq, sc, rel)
 	case http.MethodDelete:
 		return s.delete(rq, sc, rel)
 	}
 	return &Error{Status: 405, Code: "PGRST117", Message: "Unsupported HTTP method: " + r.Method}
+}
+
+// preferValues are the Prefer tokens this API understands (max-affected takes a number).
+var preferValues = map[string]map[string]bool{
+	"resolution": {"merge-duplicates": true, "ignore-duplicates": true},
+	"missing":    {"default": true, "null": true},
+	"return":     {"representation": true, "minimal": true, "headers-only": true},
+	"count":      {"exact": true, "planned": true, "estimated": true},
+	"tx":         {"commit": true, "rollback": true},
+	"handling":   {"strict": true, "lenient": true},
+}
+
+// preferOrder is the order PostgREST lists applied preferences in.
+var preferOrder = []string{"resolution", "missing", "return", "count", "tx", "handling", "max-affected"}
+
+// Which applied preferences each kind of request reports, as PostgREST does.
+var (
+	appliedRead   = []string{"count", "tx", "handling"}
+	appliedInsert = []string{"resolution", "missing", "return", "count", "tx", "handling"}
+	appliedUpdate = []string{"missing", "return", "count", "tx", "handling", "max-affected"}
+	appliedPut    = []string{"return", "count", "tx", "handling"}
+	appliedDelete = []string{"return", "count", "tx", "handling", "max-affected"}
+	appliedRPC    = []string{"count", "tx", "handling", "max-affected"}
+)
+
+// setPreferenceApplied writes the Preference-Applied header listing the honoured tokens
+// among kinds (max-affected only with handling=strict, where it is enforced).
+func setPreferenceApplied(rq *request, kinds []string) {
+	want := map[string]bool{}
+	for _, k := range kinds {
+		want[k] = true
+	}
+	var out []string
+	for _, k := range preferOrder {
+		v, ok := rq.prefer[k]
+		if !ok || !want[k] {
+			continue
+		}
+		if k == "max-affected" && rq.prefer["handling"] != "strict" {
+			continue
+		}
+		out = append(out, k+"="+v)
+	}
+	if len(out) > 0 {
+		rq.w.Header().Set("Preference-Applied", strings.Join(out, ", "))
+	}
 }
 
 func (s *Server) profile(r *http.Request) (string, error) {
@@ -177,15 +238,32 @@ func acceptable(accept string) bool {
 	return false
 }
 
-func parsePrefer(vals []string) map[string]string {
-	out := map[string]string{}
+// parsePrefer reads the Prefer headers: the first occurrence of a preference wins, values
+// outside the known ones are left out (and listed in invalid, for handling=strict).
+func parsePrefer(vals []string) (prefs map[string]string, invalid []string) {
+	prefs = map[string]string{}
 	for _, v := range vals {
 		for _, p := range strings.Split(v, ",") {
-			k, val, _ := strings.Cut(strings.TrimSpace(p), "=")
-			out[k] = val
+			p = strings.TrimSpace(p)
+			if p == "" {
+				continue
+			}
+			k, val, _ := strings.Cut(p, "=")
+			ok := preferValues[k][val]
+			if k == "max-affected" {
+				n, err := strconv.Atoi(val)
+				ok = err == nil && n >= 0
+			}
+			if !ok {
+				invalid = append(invalid, p)
+				continue
+			}
+			if _, seen := prefs[k]; !seen {
+				prefs[k] = val
+			}
 		}
 	}
-	return out
+	return prefs, invalid
 }
 
 func parseRange(h string) (int, int, bool) {
@@ -209,7 +287,7 @@ func parseRange(h string) (int, int, bool) {
 
 // result is what every statement returns: the JSON body, its row count, the total.
 type result struct {
-	body  string
+	body  []byte // scanned straight into bytes: one copy of the body, not two
 	rows  int
 	total *int64
 }
@@ -243,7 +321,7 @@ func (s *Server) run(rq *request, mode db.Mode, sql string, args []any, plain bo
 			if err != nil {
 				return err
 			}
-			res.body, res.rows = "[]", int(tag.RowsAffected())
+			res.body, res.rows = []byte("[]"), int(tag.RowsAffected())
 		} else {
 			stmt, planned := sql, (*int64)(nil)
 			if rq.explainSQL != "" {
@@ -313,7 +391,7 @@ func (s *Server) pipelined(rq *request, mode db.Mode, info db.RequestInfo, sql s
 	b.Queue(setup, sargs...)
 	if plain {
 		b.Queue(sql, args...).Exec(func(tag pgconn.CommandTag) error {
-			res.body, res.rows = "[]", int(tag.RowsAffected())
+			res.body, res.rows = []byte("[]"), int(tag.RowsAffected())
 			return nil
 		})
 	} else {
@@ -405,6 +483,7 @@ func (s *Server) read(rq *request, sc *Schema, rel *Relation) error {
 		return &Error{Status: http.StatusRequestedRangeNotSatisfiable, Code: "PGRST103", Message: "Requested range not satisfiable",
 			Details: fmt.Sprintf("An offset of %d was requested, but there are only %d rows.", off, *res.total)}
 	}
+	setPreferenceApplied(rq, appliedRead)
 	return s.respond(rq, res, http.StatusOK, rq.q.Offset[""])
 }
 
@@ -420,7 +499,7 @@ func (s *Server) respond(rq *request, res result, status, offset int) error {
 	} else {
 		w.Header().Set("Content-Range", "*/"+total)
 	}
-	body := []byte(res.body)
+	body := res.body
 	switch {
 	case rq.single:
 		if res.rows != 1 {
@@ -440,6 +519,8 @@ func (s *Server) respond(rq *request, res result, status, offset int) error {
 	default:
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	}
+	// A known length spares net/http the chunked encoding of bodies over its 2 KB buffer.
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	if rq.r.Method != http.MethodHead {
 		_, _ = w.Write(body)

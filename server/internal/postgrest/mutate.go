@@ -115,7 +115,8 @@ func (s *Server) insert(rq *request, sc *Schema, rel *Relation) error {
 	cte := "insert into " + src
 	if data == "[]" {
 		// An empty array inserts nothing (PostgREST answers 201 with no rows).
-		return s.mutationResponse(rq, rel, result{body: "[]"}, http.StatusCreated)
+		setPreferenceApplied(rq, appliedInsert)
+		return s.mutationResponse(rq, rel, result{body: []byte("[]")}, http.StatusCreated)
 	}
 	if len(cols) > 0 {
 		sel := make([]string, len(cols))
@@ -157,6 +158,11 @@ func (s *Server) insert(rq *request, sc *Schema, rel *Relation) error {
 	if err != nil {
 		return err
 	}
+	if len(rel.PK) == 0 && len(rq.q.OnConflict) == 0 {
+		// PostgREST does not report a resolution it could not apply (no key to conflict on).
+		delete(rq.prefer, "resolution")
+	}
+	setPreferenceApplied(rq, appliedInsert)
 	return s.mutationResponse(rq, rel, res, http.StatusCreated)
 }
 
@@ -164,7 +170,7 @@ func (s *Server) mutationResponse(rq *request, rel *Relation, res result, status
 	ret := rq.prefer["return"]
 	if ret == "headers-only" && len(rel.PK) > 0 && res.rows == 1 {
 		var rows []map[string]any
-		_ = json.Unmarshal([]byte(res.body), &rows)
+		_ = json.Unmarshal(res.body, &rows)
 		q := url.Values{}
 		for _, pk := range rel.PK {
 			q.Set(pk, "eq."+fmt.Sprint(rows[0][pk]))
@@ -198,7 +204,8 @@ func (s *Server) update(rq *request, sc *Schema, rel *Relation) error {
 	b := &builder{s: sc, q: rq.q}
 	if len(cols) == 0 {
 		// Nothing to change: PostgREST answers with no rows.
-		return s.mutationResponse(rq, rel, result{body: "[]"}, http.StatusOK)
+		setPreferenceApplied(rq, appliedUpdate)
+		return s.mutationResponse(rq, rel, result{body: []byte("[]")}, http.StatusOK)
 	}
 	var objArg string
 	var rows []json.RawMessage
@@ -218,7 +225,120 @@ func (s *Server) update(rq *request, sc *Schema, rel *Relation) error {
 	if err != nil {
 		return err
 	}
+	setPreferenceApplied(rq, appliedUpdate)
 	return s.mutationResponse(rq, rel, res, http.StatusOK)
+}
+
+// put is PostgREST's single-row upsert: the filters are exactly the primary key, each an
+// eq, and the body is the one row with the same key values. The row is inserted or, when
+// the key exists, replaced by the body's columns (RLS applies to both paths).
+func (s *Server) put(rq *request, sc *Schema, rel *Relation) error {
+	q := rq.q
+	if _, ok := q.Limit[""]; ok || q.Offset[""] > 0 {
+		return &Error{Status: 400, Code: "PGRST114", Message: "limit/offset querystring parameters are not allowed for PUT"}
+	}
+	keyed := map[string]string{}
+	for _, f := range q.Filters[""] {
+		if f.Op != "eq" || f.Not || len(f.JSON) > 0 {
+			keyed = nil
+			break
+		}
+		if _, dup := keyed[f.Column]; dup {
+			keyed = nil
+			break
+		}
+		keyed[f.Column] = f.Value
+	}
+	ok := len(rel.PK) > 0 && keyed != nil && len(keyed) == len(rel.PK) && len(q.Logic[""]) == 0 && len(q.Filters) <= 1
+	for _, pk := range rel.PK {
+		if _, has := keyed[pk]; !has {
+			ok = false
+		}
+	}
+	if !ok {
+		return &Error{Status: 405, Code: "PGRST105", Message: "Filters must include all and only primary key columns with 'eq' operators"}
+	}
+	body, err := readBody(rq, s.d.Config.MaxBodyBytes)
+	if err != nil {
+		return err
+	}
+	data, cols, err := payloadColumns(rq, rel, body)
+	if err != nil {
+		return err
+	}
+	mismatch := &Error{Status: 400, Code: "PGRST115", Message: "Payload values do not match URL in primary key column(s)"}
+	var rows []json.RawMessage
+	_ = json.Unmarshal([]byte(data), &rows)
+	if len(rows) != 1 || len(cols) == 0 {
+		return mismatch
+	}
+	b := &builder{s: sc, q: q}
+	src := relName(rel)
+	sel := make([]string, len(cols))
+	for i, c := range cols {
+		sel[i] = "_p." + qi(strings.TrimSpace(c))
+	}
+	// The body's key must equal the URL's, compared as the column's type; a payload row
+	// that fails this inserts nothing and the request answers PGRST115.
+	var match []string
+	for _, pk := range rel.PK {
+		match = append(match, "_p."+qi(pk)+" = "+b.arg(keyed[pk])+"::text::"+rel.Column(pk).Type)
+	}
+	var sets []string
+	for _, c := range cols {
+		if c = strings.TrimSpace(c); !contains(rel.PK, c) {
+			sets = append(sets, qi(c)+" = excluded."+qi(c))
+		}
+	}
+	if len(sets) == 0 {
+		// A body of key columns only still "replaces" the row (and counts it as affected).
+		for _, pk := range rel.PK {
+			sets = append(sets, qi(pk)+" = excluded."+qi(pk))
+		}
+	}
+	conflict := " do update set " + strings.Join(sets, ", ")
+	cte := "insert into " + src + " as _ins (" + quoteAll(cols) + ") select " + strings.Join(sel, ", ") +
+		" from json_populate_record(null::" + src + ", " + b.arg(string(rows[0])) + "::json) _p where " + strings.Join(match, " and ") +
+		" on conflict (" + quoteAll(rel.PK) + ")" + conflict
+	var res result
+	if minimal(rq) {
+		res, err = s.run(rq, db.ReadWrite, cte, b.args, true)
+	} else {
+		// RETURNING the row and whether it is new (xmax is 0 for a freshly inserted row).
+		list, lerr := b.selectList(rel, "_t0", q.Select, "")
+		if lerr != nil {
+			return lerr
+		}
+		sql := "with _m as (" + cte + " returning _ins as _row, _ins.xmax::text::bigint = 0 as _new) select coalesce(json_agg(_r), '[]')::text, count(_r)::int, " +
+			"(select count(*) from _m where _new) from (select " + strings.Join(list, ", ") + " from (select (_m._row).* from _m) _t0) _r"
+		res, err = s.run(rq, db.ReadWrite, sql, b.args, false)
+	}
+	if err != nil {
+		return err
+	}
+	if res.rows != 1 {
+		return mismatch
+	}
+	setPreferenceApplied(rq, appliedPut)
+	if !minimal(rq) && rq.prefer["return"] == "representation" {
+		status := http.StatusOK
+		if res.total != nil && *res.total > 0 {
+			status = http.StatusCreated
+		}
+		res.total = nil
+		return s.respond(rq, res, status, 0)
+	}
+	rq.w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Server) delete(rq *request, sc *Schema, rel *Relation) error {
@@ -232,6 +352,7 @@ func (s *Server) delete(rq *request, sc *Schema, rel *Relation) error {
 	if err != nil {
 		return err
 	}
+	setPreferenceApplied(rq, appliedDelete)
 	return s.mutationResponse(rq, rel, res, http.StatusOK)
 }
 
@@ -339,6 +460,11 @@ func (s *Server) rpc(rq *request, sc *Schema, f *Func) error {
 	if err != nil {
 		return err
 	}
+	if mode == db.ReadWrite {
+		setPreferenceApplied(rq, appliedRPC)
+	} else {
+		setPreferenceApplied(rq, appliedRead) // max-affected is enforced on writes only
+	}
 	if f.Void {
 		rq.w.WriteHeader(http.StatusNoContent)
 		return nil
@@ -346,7 +472,7 @@ func (s *Server) rpc(rq *request, sc *Schema, f *Func) error {
 	if f.ReturnsRow && !f.ReturnsSet && !rq.single {
 		// A function returning one composite answers with an object (or null).
 		var arr []json.RawMessage
-		_ = json.Unmarshal([]byte(res.body), &arr)
+		_ = json.Unmarshal(res.body, &arr)
 		rq.w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		rq.w.WriteHeader(http.StatusOK)
 		if len(arr) == 0 || string(arr[0]) == "null" {
@@ -359,7 +485,7 @@ func (s *Server) rpc(rq *request, sc *Schema, f *Func) error {
 	if !f.ReturnsSet && !f.ReturnsRow && !rq.single {
 		rq.w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		rq.w.WriteHeader(http.StatusOK)
-		_, _ = rq.w.Write([]byte(res.body))
+		_, _ = rq.w.Write(res.body)
 		return nil
 	}
 	return s.respond(rq, res, http.StatusOK, 0)

@@ -53,8 +53,10 @@ type Logic struct {
 	Children []*Logic
 }
 
-// OrderTerm is one order= element.
+// OrderTerm is one order= element. Relation names a to-one embed whose column orders the
+// rows (PostgREST v11+: order=clients(name).desc).
 type OrderTerm struct {
+	Relation   string
 	Column     string
 	JSON       []jsonStep
 	Desc       bool
@@ -222,6 +224,8 @@ func parseLogic(name, val string) (*Logic, error) {
 			l.Children = append(l.Children, child)
 			continue
 		}
+		// "col.op.value"; "embed.not.is.null" / "embed.is.null" filter by an embed's
+		// presence (the builder tells columns and embeds apart).
 		col, rest, ok := strings.Cut(part, ".")
 		if !ok {
 			return nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse logic tree (%s)", val), "")
@@ -238,13 +242,32 @@ func parseLogic(name, val string) (*Logic, error) {
 func parseOrder(val string) ([]OrderTerm, error) {
 	var out []OrderTerm
 	for _, part := range splitTop(val, ',') {
-		segs := strings.Split(part, ".")
-		col, steps, err := parseColumnExpr(segs[0])
+		var t OrderTerm
+		head, mods := part, ""
+		if open := strings.IndexByte(part, '('); open >= 0 {
+			// relation(column[->path]) followed by the modifiers.
+			end := strings.IndexByte(part, ')')
+			if end < open || open == 0 || !validIdent(part[:open]) {
+				return nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse order (%s)", val), "")
+			}
+			t.Relation = part[:open]
+			head, mods = part[open+1:end], part[end+1:]
+			if mods != "" && !strings.HasPrefix(mods, ".") {
+				return nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse order (%s)", val), "")
+			}
+		} else if i := strings.IndexByte(part, '.'); i >= 0 {
+			head, mods = part[:i], part[i:]
+		}
+		col, steps, err := parseColumnExpr(head)
 		if err != nil {
 			return nil, err
 		}
-		t := OrderTerm{Column: col, JSON: steps}
-		for _, s := range segs[1:] {
+		t.Column, t.JSON = col, steps
+		var segs []string
+		if mods != "" {
+			segs = strings.Split(mods[1:], ".")
+		}
+		for _, s := range segs {
 			switch s {
 			case "asc":
 			case "desc":
