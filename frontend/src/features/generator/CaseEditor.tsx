@@ -35,10 +35,10 @@ function ItemList({ kind, items, onChange }: { kind: 'step' | 'hint'; items: Ite
       <ol>
         {items.map((it, i) => (
           <li key={it.id}>
-            <label>
-              {noun} {i + 1}
-              <textarea rows={2} value={it.text} onChange={(e) => onChange(items.map((x) => (x.id === it.id ? { ...x, text: e.target.value } : x)))} />
-            </label>
+            <div className="field">
+              <label htmlFor={`${kind}-${it.id}`}>{noun} {i + 1}</label>
+              <textarea id={`${kind}-${it.id}`} rows={2} value={it.text} onChange={(e) => onChange(items.map((x) => (x.id === it.id ? { ...x, text: e.target.value } : x)))} />
+            </div>
             <div className="item-actions">
               <button type="button" data-move={`${it.id}:up`} aria-label={`Mută ${lower} ${i + 1} în sus`} disabled={i === 0} onClick={() => move(i, -1)}>↑</button>
               <button type="button" data-move={`${it.id}:down`} aria-label={`Mută ${lower} ${i + 1} în jos`} disabled={i === items.length - 1} onClick={() => move(i, 1)}>↓</button>
@@ -81,51 +81,51 @@ export function CaseEditor({ draft, onChange, articleExtra }: Props) {
   };
   return (
     <div className="case-editor">
-      <label>
-        Cod caz
-        <input value={draft.case_code} onChange={(e) => set('case_code', e.target.value)} />
-      </label>
-      <label>
-        Titlu
-        <input value={draft.title} onChange={(e) => set('title', e.target.value)} />
-      </label>
-      <label>
-        Problema juridică
-        <textarea rows={3} value={draft.legal_problem} onChange={(e) => set('legal_problem', e.target.value)} />
-      </label>
-      <label>
-        Descrierea cazului
-        <textarea rows={10} value={draft.case_description} onChange={(e) => set('case_description', e.target.value)} />
-      </label>
-      <label>
-        Întrebare
-        <textarea rows={2} value={draft.question} onChange={(e) => set('question', e.target.value)} />
-      </label>
+      <div className="field">
+        <label htmlFor="ed-code">Cod caz</label>
+        <input id="ed-code" value={draft.case_code} onChange={(e) => set('case_code', e.target.value)} />
+      </div>
+      <div className="field">
+        <label htmlFor="ed-title">Titlu</label>
+        <input id="ed-title" value={draft.title} onChange={(e) => set('title', e.target.value)} />
+      </div>
+      <div className="field">
+        <label htmlFor="ed-problem">Problema juridică</label>
+        <textarea id="ed-problem" rows={3} value={draft.legal_problem} onChange={(e) => set('legal_problem', e.target.value)} />
+      </div>
+      <div className="field">
+        <label htmlFor="ed-description">Descrierea cazului</label>
+        <textarea id="ed-description" rows={10} value={draft.case_description} onChange={(e) => set('case_description', e.target.value)} />
+      </div>
+      <div className="field">
+        <label htmlFor="ed-question">Întrebare</label>
+        <textarea id="ed-question" rows={2} value={draft.question} onChange={(e) => set('question', e.target.value)} />
+      </div>
       <div className="row">
-        <label>
-          Categorie
-          <input value={draft.category} onChange={(e) => set('category', e.target.value)} />
-        </label>
-        <label>
-          Subcategorie
-          <input value={draft.subcategory} maxLength={SUBCATEGORY_MAX} onChange={(e) => set('subcategory', e.target.value)} />
-        </label>
-        <label>
-          Nivel
-          <select value={draft.level} onChange={(e) => set('level', e.target.value as Difficulty)}>
+        <div className="field">
+          <label htmlFor="ed-category">Categorie</label>
+          <input id="ed-category" value={draft.category} onChange={(e) => set('category', e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="ed-subcategory">Subcategorie</label>
+          <input id="ed-subcategory" value={draft.subcategory} maxLength={SUBCATEGORY_MAX} onChange={(e) => set('subcategory', e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="ed-level">Nivel</label>
+          <select id="ed-level" value={draft.level} onChange={(e) => set('level', e.target.value as Difficulty)}>
             {DIFFICULTIES.map((d) => (
               <option key={d.value} value={d.value}>{d.label}</option>
             ))}
           </select>
-        </label>
-        <label>
-          Săptămâna
-          <select value={draft.week_number} onChange={(e) => set('week_number', Number(e.target.value))}>
+        </div>
+        <div className="field">
+          <label htmlFor="ed-week">Săptămâna</label>
+          <select id="ed-week" value={draft.week_number} onChange={(e) => set('week_number', Number(e.target.value))}>
             {WEEKS.map((w) => (
               <option key={w} value={w}>{weekLabel(w)}</option>
             ))}
           </select>
-        </label>
+        </div>
       </div>
       <fieldset>
         <legend>Articole relevante</legend>
@@ -139,10 +139,10 @@ export function CaseEditor({ draft, onChange, articleExtra }: Props) {
           ))}
         </ul>
         <div className="row">
-          <label>
-            Adaugă articol
-            <input value={articleInput} onChange={(e) => setArticleInput(e.target.value)} onKeyDown={(e) => e.key === 'Enter' && (e.preventDefault(), add())} />
-          </label>
+          <div className="field">
+            <label htmlFor="ed-article">Adaugă articol</label>
+            <input id="ed-article" value={articleInput} onChange={(e) => setArticleInput(e.target.value)} onKeyDown={(e) => e.key === 'Enter' && (e.preventDefault(), add())} />
+          </div>
           <button type="button" onClick={add}>Adaugă</button>
         </div>
         {articleError && <p className="error" role="alert">{articleError}</p>}

@@ -243,10 +243,10 @@ export default function Generator() {
               <legend>Articole</legend>
               <p className="muted">Număr simplu (1357), cu alineat (1357 alin. 1 sau al. 1), interval (45-49) sau literă (1357 lit. a).</p>
               <div className="row">
-                <label>
-                  Numărul articolului
-                  <input value={articleInput} onChange={(e) => setArticleInput(e.target.value)} onKeyDown={(e) => e.key === 'Enter' && (e.preventDefault(), addArt())} />
-                </label>
+                <div className="field">
+                  <label htmlFor="gen-article">Numărul articolului</label>
+                  <input id="gen-article" value={articleInput} onChange={(e) => setArticleInput(e.target.value)} onKeyDown={(e) => e.key === 'Enter' && (e.preventDefault(), addArt())} />
+                </div>
                 <button type="button" onClick={addArt}>Adaugă articolul</button>
               </div>
               {articleError && <p className="error" role="alert">{articleError}</p>}
@@ -264,40 +264,40 @@ export default function Generator() {
           {step === 4 && (
             <fieldset>
               <legend>Context</legend>
-              <label>
-                Descrierea temei
-                <textarea rows={4} value={c.topic} onChange={(e) => setC((x) => ({ ...x, topic: e.target.value }))} />
-              </label>
-              <label>
-                Focus specific
-                <textarea rows={3} value={c.focus} onChange={(e) => setC((x) => ({ ...x, focus: e.target.value }))} />
-              </label>
+              <div className="field">
+                <label htmlFor="gen-topic">Descrierea temei</label>
+                <textarea id="gen-topic" rows={4} value={c.topic} onChange={(e) => setC((x) => ({ ...x, topic: e.target.value }))} />
+              </div>
+              <div className="field">
+                <label htmlFor="gen-focus">Focus specific</label>
+                <textarea id="gen-focus" rows={3} value={c.focus} onChange={(e) => setC((x) => ({ ...x, focus: e.target.value }))} />
+              </div>
             </fieldset>
           )}
 
           {step === 5 && (
             <fieldset>
               <legend>Configurare</legend>
-              <label>
-                Dificultate
-                <select value={c.difficulty} onChange={(e) => setC((x) => ({ ...x, difficulty: e.target.value as Difficulty }))}>
+              <div className="field">
+                <label htmlFor="gen-difficulty">Dificultate</label>
+                <select id="gen-difficulty" value={c.difficulty} onChange={(e) => setC((x) => ({ ...x, difficulty: e.target.value as Difficulty }))}>
                   {DIFFICULTIES.map((d) => (
                     <option key={d.value} value={d.value}>{d.label}</option>
                   ))}
                 </select>
-              </label>
-              <label>
-                Săptămâna
-                <select value={c.week} onChange={(e) => setC((x) => ({ ...x, week: Number(e.target.value) }))}>
+              </div>
+              <div className="field">
+                <label htmlFor="gen-week">Săptămâna</label>
+                <select id="gen-week" value={c.week} onChange={(e) => setC((x) => ({ ...x, week: Number(e.target.value) }))}>
                   {WEEKS.map((w) => (
                     <option key={w} value={w}>{weekLabel(w)}</option>
                   ))}
                 </select>
-              </label>
+              </div>
               {subOptions.length > 0 && (
-                <label>
-                  Subcategorie
-                  <select
+                <div className="field">
+                  <label htmlFor="gen-subcategory">Subcategorie</label>
+                  <select id="gen-subcategory"
                     value={c.subcategoryFree ? '__free' : c.subcategory}
                     onChange={(e) => {
                       const v = e.target.value;
@@ -310,22 +310,22 @@ export default function Generator() {
                     ))}
                     <option value="__free">Altă subcategorie (text liber)</option>
                   </select>
-                </label>
+                </div>
               )}
               {freeText && (
-                <label>
-                  {subOptions.length > 0 ? 'Subcategorie (text liber)' : 'Subcategorie'}
-                  <input value={c.subcategory} maxLength={SUBCATEGORY_MAX} onChange={(e) => setC((x) => ({ ...x, subcategory: e.target.value }))} />
-                </label>
+                <div className="field">
+                  <label htmlFor="gen-subcategory-text">{subOptions.length > 0 ? 'Subcategorie (text liber)' : 'Subcategorie'}</label>
+                  <input id="gen-subcategory-text" value={c.subcategory} maxLength={SUBCATEGORY_MAX} onChange={(e) => setC((x) => ({ ...x, subcategory: e.target.value }))} />
+                </div>
               )}
             </fieldset>
           )}
 
           {error && <p className="error" role="alert">{error}</p>}
           <div className="row">
-            <button type="button" disabled={step === 1} onClick={() => setStep((s) => clampStep(s - 1))}>Înapoi</button>
+            <button type="button" disabled={step === 1} onClick={() => (setError(null), setStep((s) => clampStep(s - 1)))}>Înapoi</button>
             {step < STEPS.length ? (
-              <button type="button" className="primary" onClick={() => setStep((s) => clampStep(s + 1))}>Continuă</button>
+              <button type="button" className="primary" onClick={() => (setError(null), setStep((s) => clampStep(s + 1)))}>Continuă</button>
             ) : (
               <button type="button" className="primary" disabled={!aiOn} onClick={generate}>Generează cazul</button>
             )}

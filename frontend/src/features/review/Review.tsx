@@ -130,10 +130,10 @@ function ReviewCase({ row, onDone }: { row: QueueRow; onDone: () => void }) {
         <button type="button" disabled={busy || !dirty} onClick={save}>Salvează modificările</button>
         <button type="button" className="primary" disabled={busy} onClick={verify}>Marchează ca verificat</button>
       </div>
-      <label>
-        Motivul respingerii
-        <textarea rows={3} maxLength={2000} value={reason} onChange={(e) => setReason(e.target.value)} />
-      </label>
+      <div className="field">
+        <label htmlFor="review-reason">Motivul respingerii</label>
+        <textarea id="review-reason" rows={3} maxLength={2000} value={reason} onChange={(e) => setReason(e.target.value)} />
+      </div>
       <button type="button" disabled={busy} onClick={reject}>Respinge cazul</button>
     </section>
   );
