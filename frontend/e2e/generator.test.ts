@@ -260,3 +260,42 @@ test('review queue: a moderator checks the articles and verifies; the student se
   });
   await sctx.close();
 });
+
+test('review queue: a moderator rejects with a reason; the author reads it on My Progress', async () => {
+  const author = student ?? (await makeStudent());
+  const code = `PEN4R${Date.now() % 100000}`;
+  const { data: c, error } = await admin
+    .from('cases')
+    .insert({ user_id: author.id, case_code: code, title: 'Furt dintr-un magazin', domain: 'penal', verified: false, legal_problem: 'p', case_description: 'd', question: 'q' })
+    .select('id')
+    .single();
+  if (error) throw error;
+  const mod = await makeStudent();
+  const r = await admin.from('user_profiles').update({ role: 'moderator' }).eq('id', mod.id);
+  if (r.error) throw r.error;
+  const ctx = await browser.newContext();
+  const page = await login(ctx, mod.email, mod.password);
+  await step(page, 'review-reject', async () => {
+    await page.goto(base + '/review');
+    await page.getByRole('button', { name: `Deschide ${code}` }).click();
+    await page.getByRole('button', { name: 'Respinge cazul' }).click();
+    await page.getByText('Motivul respingerii este obligatoriu').waitFor();
+    await page.getByLabel('Motivul respingerii').fill('Faptele nu susțin întrebarea; lipsesc pașii de analiză.');
+    await page.getByRole('button', { name: 'Respinge cazul' }).click();
+    await page.getByText('Caz respins').waitFor();
+    await page.getByRole('button', { name: `Deschide ${code}` }).waitFor({ state: 'detached' });
+  });
+  await ctx.close();
+  const { data: audit } = await admin.from('case_audit').select('action, actor_id, new_values').eq('case_id', c.id);
+  expect(audit).toEqual([{ action: 'reject', actor_id: mod.id, new_values: { rejection_reason: 'Faptele nu susțin întrebarea; lipsesc pașii de analiză.' } }]);
+
+  const sctx = await browser.newContext();
+  const spage = await login(sctx, author.email, author.password);
+  await step(spage, 'review-author-sees-rejection', async () => {
+    await spage.goto(base + '/reporting');
+    const item = spage.getByTestId('generated-case').filter({ hasText: code });
+    await item.getByText('Respins', { exact: true }).waitFor();
+    await item.getByText('Motivul respingerii: Faptele nu susțin întrebarea; lipsesc pașii de analiză.').waitFor();
+  });
+  await sctx.close();
+});
