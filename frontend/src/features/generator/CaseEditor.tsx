@@ -17,8 +17,13 @@ import {
 type Props = { draft: Draft; onChange: (d: Draft) => void; articleExtra?: (reference: string) => ReactNode };
 
 // Focus follows a moved or deleted entry, so keyboard users keep their place.
-function focusLater(selector: string) {
-  setTimeout(() => (document.querySelector(selector) as HTMLElement | null)?.focus(), 0);
+function focusLater(...selectors: string[]) {
+  setTimeout(() => {
+    for (const sel of selectors) {
+      const el = document.querySelector(sel) as HTMLButtonElement | null;
+      if (el && !el.disabled) return el.focus();
+    }
+  }, 0);
 }
 
 function ItemList({ kind, items, onChange }: { kind: 'step' | 'hint'; items: Item[]; onChange: (items: Item[]) => void }) {
@@ -27,7 +32,8 @@ function ItemList({ kind, items, onChange }: { kind: 'step' | 'hint'; items: Ite
   const move = (i: number, d: -1 | 1) => {
     const next = moveItem(items, i, d);
     onChange(next);
-    if (next !== items) focusLater(`[data-move="${items[i].id}:${d < 0 ? 'up' : 'down'}"]`);
+    const [same, other] = d < 0 ? ['up', 'down'] : ['down', 'up'];
+    if (next !== items) focusLater(`[data-move="${items[i].id}:${same}"]`, `[data-move="${items[i].id}:${other}"]`);
   };
   return (
     <fieldset className="item-list">

@@ -116,7 +116,7 @@ function ReviewCase({ row, onDone }: { row: QueueRow; onDone: () => void }) {
       <p className="muted">
         Autor: {row.author_username ?? 'necunoscut'} · generat la {fmtDate(row.created_at)}
       </p>
-      {unknown > 0 && <p className="banner" role="status">Atenție: {unknown} referințe nu au fost găsite în coduri.</p>}
+      {unknown > 0 && <p className="banner" role="status">Atenție: referințe negăsite în coduri: {unknown}.</p>}
       <CaseEditor
         draft={draft}
         onChange={(d) => {
