@@ -261,7 +261,7 @@ test('review queue: a moderator checks the articles and verifies; the student se
   await sctx.close();
 });
 
-test('review queue: a moderator rejects with a reason; the author reads it on My Progress', async () => {
+test('review queue: an admin rejects with a reason; the author reads it on My Progress', async () => {
   const author = student ?? (await makeStudent());
   const code = `PEN4R${Date.now() % 100000}`;
   const { data: c, error } = await admin
@@ -270,13 +270,14 @@ test('review queue: a moderator rejects with a reason; the author reads it on My
     .select('id')
     .single();
   if (error) throw error;
-  const mod = await makeStudent();
-  const r = await admin.from('user_profiles').update({ role: 'moderator' }).eq('id', mod.id);
-  if (r.error) throw r.error;
+  // An admin this time, reaching the queue from the admin page's Case Management card.
+  const mod = await makeStudent('admin');
   const ctx = await browser.newContext();
   const page = await login(ctx, mod.email, mod.password);
   await step(page, 'review-reject', async () => {
-    await page.goto(base + '/review');
+    await page.goto(base + '/admin');
+    await page.getByRole('link', { name: 'Cazuri de verificat →' }).click();
+    await page.waitForURL('**/review');
     await page.getByRole('button', { name: `Deschide ${code}` }).click();
     await page.getByRole('button', { name: 'Respinge cazul' }).click();
     await page.getByText('Motivul respingerii este obligatoriu').waitFor();
