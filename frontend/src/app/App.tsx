@@ -10,6 +10,7 @@ const Admin = lazy(() => import('../features/admin/Admin'));
 const Settings = lazy(() => import('../features/settings/Settings'));
 const Reporting = lazy(() => import('../features/progress/Reporting'));
 const Generator = lazy(() => import('../features/generator/Generator'));
+const Review = lazy(() => import('../features/review/Review'));
 
 function Loading() {
   return (
@@ -36,6 +37,7 @@ export function Header() {
   const { profile, signOut } = useAuth();
   const nav = useNavigate();
   const isAdmin = profile?.role === 'admin' || profile?.is_admin;
+  const isModerator = isAdmin || profile?.role === 'moderator';
   return (
     <header className="app-header">
       <Link to="/dashboard" className="brand-link">
@@ -44,6 +46,7 @@ export function Header() {
       <nav>
         <Link to="/case-generator" className="button">Generează caz</Link>
         <Link to="/reporting">Progress</Link>
+        {isModerator && <Link to="/review">Verificare cazuri</Link>}
         {isAdmin && <Link to="/admin">Admin</Link>}
         <FeedbackButton label="Feedback" />
         <details className="account-menu">
@@ -81,6 +84,7 @@ export function App() {
           <Route path="/admin" element={<Protected><Admin /></Protected>} />
           <Route path="/reporting" element={<Protected><Reporting /></Protected>} />
           <Route path="/case-generator" element={<Protected><Generator /></Protected>} />
+          <Route path="/review" element={<Protected><Review /></Protected>} />
           <Route path="/settings" element={<Protected><Settings /></Protected>} />
           <Route path="*" element={<Navigate to="/login" replace />} />
         </Routes>

@@ -20,6 +20,12 @@ export type Database = {
           { foreignKeyName: "case_articles_case_id_fkey"; columns: ["case_id"]; isOneToOne: false; referencedRelation: "cases"; referencedColumns: ["id"] },
         ];
       };
+      case_audit: {
+        Row: { id: number; case_id: string | null; case_code: string | null; actor_id: string | null; action: string; entity: string; old_values: Json | null; new_values: Json | null; created_at: string; };
+        Insert: { id?: number; case_id?: string | null; case_code?: string | null; actor_id?: string | null; action: string; entity?: string; old_values?: Json | null; new_values?: Json | null; created_at?: string; };
+        Update: { id?: number; case_id?: string | null; case_code?: string | null; actor_id?: string | null; action?: string; entity?: string; old_values?: Json | null; new_values?: Json | null; created_at?: string; };
+        Relationships: [];
+      };
       case_completions: {
         Row: { user_id: string; case_id: string; submission_id: string | null; completed_at: string; };
         Insert: { user_id: string; case_id: string; submission_id?: string | null; completed_at: string; };
@@ -62,9 +68,9 @@ export type Database = {
         ];
       };
       cases: {
-        Row: { id: string; user_id: string | null; case_code: string; title: string; level: string; week_number: number; legal_problem: string; case_description: string; question: string; category: string | null; subcategory: string | null; verified: boolean; domain: string; created_at: string; };
-        Insert: { id?: string; user_id?: string | null; case_code: string; title: string; level?: string; week_number?: number; legal_problem?: string; case_description?: string; question?: string; category?: string | null; subcategory?: string | null; verified?: boolean; domain: string; created_at?: string; };
-        Update: { id?: string; user_id?: string | null; case_code?: string; title?: string; level?: string; week_number?: number; legal_problem?: string; case_description?: string; question?: string; category?: string | null; subcategory?: string | null; verified?: boolean; domain?: string; created_at?: string; };
+        Row: { id: string; user_id: string | null; case_code: string; title: string; level: string; week_number: number; legal_problem: string; case_description: string; question: string; category: string | null; subcategory: string | null; verified: boolean; domain: string; created_at: string; rejection_reason: string | null; reviewed_by: string | null; reviewed_at: string | null; };
+        Insert: { id?: string; user_id?: string | null; case_code: string; title: string; level?: string; week_number?: number; legal_problem?: string; case_description?: string; question?: string; category?: string | null; subcategory?: string | null; verified?: boolean; domain: string; created_at?: string; rejection_reason?: string | null; reviewed_by?: string | null; reviewed_at?: string | null; };
+        Update: { id?: string; user_id?: string | null; case_code?: string; title?: string; level?: string; week_number?: number; legal_problem?: string; case_description?: string; question?: string; category?: string | null; subcategory?: string | null; verified?: boolean; domain?: string; created_at?: string; rejection_reason?: string | null; reviewed_by?: string | null; reviewed_at?: string | null; };
         Relationships: [];
       };
       chat_conversations: {
@@ -147,6 +153,10 @@ export type Database = {
         Args: { p_case_id: string; };
         Returns: boolean;
       };
+      case_snapshot: {
+        Args: { p_case_id: string; };
+        Returns: Json;
+      };
       case_used_by_others: {
         Args: { p_case_id: string; };
         Returns: boolean;
@@ -175,9 +185,37 @@ export type Database = {
         Args: { p_username: string; };
         Returns: boolean;
       };
+      jsonb_changed: {
+        Args: { p_old: Json; p_new: Json; };
+        Returns: Record<string, unknown>;
+      };
       leaderboard: {
         Args: { max_results?: number; };
         Returns: Record<string, unknown>[];
+      };
+      my_generated_cases: {
+        Args: { [_ in never]: never  };
+        Returns: Record<string, unknown>[];
+      };
+      review_queue: {
+        Args: { [_ in never]: never  };
+        Returns: Record<string, unknown>[];
+      };
+      review_reject_case: {
+        Args: { p_case_id: string; p_reason: string; };
+        Returns: Database['public']['Tables']['cases']['Row'];
+      };
+      review_require_moderator: {
+        Args: { [_ in never]: never  };
+        Returns: undefined;
+      };
+      review_update_case: {
+        Args: { p_case_id: string; p_case: Json; };
+        Returns: Database['public']['Tables']['cases']['Row'];
+      };
+      review_verify_case: {
+        Args: { p_case_id: string; };
+        Returns: Database['public']['Tables']['cases']['Row'];
       };
       save_generated_case: {
         Args: { p_case: Json; };

@@ -95,7 +95,7 @@ export default function Admin() {
       </section>
       <div className="cards">
         {['Analytics', 'Case Management', 'System Settings'].map((t) => (
-          <section className="card" key={t}><h3>{t}</h3><p className="muted">Coming soon...</p></section>
+          <section className="card" key={t}><h3>{t}</h3>{t === 'Case Management' ? <Link to="/review">Cazuri de verificat →</Link> : <p className="muted">Coming soon...</p>}</section>
         ))}
       </div>
     </main>

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { supabase } from '../../lib/supabase';
 import { useAuth } from '../../lib/auth/store';
+import { MyGeneratedCases } from './MyGeneratedCases';
 
 type Sub = { id: string; case_code: string; case_title: string; score: string | null; score_value: number | null; feedback_text: string | null; submitted_at: string };
 type Conv = { id: string; case_id: string | null; conversation_data: { role: string; content: string; timestamp: string }[]; message_count: number; last_message_at: string; cases: { case_code: string; title: string } | null };
@@ -82,6 +83,7 @@ export default function Reporting() {
         ))}
         {inProgress.length > 0 && (<div><h3>In Progress</h3><ul>{inProgress.map((p) => <li key={p.case_id}>{p.case_code} — {p.case_title}</li>)}</ul></div>)}
       </section>
+      <MyGeneratedCases />
     </main>
   );
 }

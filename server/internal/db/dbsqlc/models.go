@@ -134,6 +134,9 @@ type Case struct {
 	Verified        bool               `json:"verified"`
 	Domain          string             `json:"domain"`
 	CreatedAt       pgtype.Timestamptz `json:"created_at"`
+	RejectionReason *string            `json:"rejection_reason"`
+	ReviewedBy      pgtype.UUID        `json:"reviewed_by"`
+	ReviewedAt      pgtype.Timestamptz `json:"reviewed_at"`
 }
 
 type CaseAnalysisStep struct {
@@ -148,6 +151,18 @@ type CaseArticle struct {
 	CaseID           pgtype.UUID `json:"case_id"`
 	ArticleNumber    string      `json:"article_number"`
 	ArticleReference string      `json:"article_reference"`
+}
+
+type CaseAudit struct {
+	ID        int64              `json:"id"`
+	CaseID    pgtype.UUID        `json:"case_id"`
+	CaseCode  *string            `json:"case_code"`
+	ActorID   pgtype.UUID        `json:"actor_id"`
+	Action    string             `json:"action"`
+	Entity    string             `json:"entity"`
+	OldValues []byte             `json:"old_values"`
+	NewValues []byte             `json:"new_values"`
+	CreatedAt pgtype.Timestamptz `json:"created_at"`
 }
 
 type CaseCompletion struct {

@@ -1,0 +1,89 @@
+import { supabase } from '../../lib/supabase';
+import type { Json } from '../../types/database';
+import { articleNumbers, codeOfReference, difficultyOf, newItem, toPayload, type Draft, type GenDomain } from '../generator/logic';
+
+export type QueueRow = {
+  id: string;
+  case_code: string;
+  title: string;
+  domain: string;
+  category: string | null;
+  subcategory: string | null;
+  level: string;
+  week_number: number;
+  created_at: string;
+  author_username: string | null;
+  author_name: string | null;
+};
+
+// The unverified, unrejected cases, newest first (moderators and admins only: the RPC refuses others).
+export async function loadQueue(): Promise<QueueRow[]> {
+  const { data, error } = await supabase().rpc('review_queue');
+  if (error) throw error;
+  return (data ?? []) as QueueRow[];
+}
+
+// A case with its children, as an editor draft.
+export async function loadDraft(id: string): Promise<Draft | null> {
+  const sb = supabase();
+  const [c, a, s, h] = await Promise.all([
+    sb.from('cases').select('*').eq('id', id).maybeSingle(),
+    sb.from('case_articles').select('article_number, article_reference').eq('case_id', id).order('article_number'),
+    sb.from('case_analysis_steps').select('step_number, step_description').eq('case_id', id).order('step_number'),
+    sb.from('case_hints').select('hint_number, hint_text').eq('case_id', id).order('hint_number'),
+  ]);
+  if (c.error || !c.data) return null;
+  const row = c.data;
+  const domain = (['civil', 'penal', 'constitutional'].includes(row.domain) ? row.domain : null) as GenDomain | null;
+  return {
+    case_code: row.case_code,
+    title: row.title,
+    legal_problem: row.legal_problem,
+    case_description: row.case_description,
+    question: row.question,
+    category: row.category ?? '',
+    subcategory: row.subcategory ?? '',
+    level: difficultyOf(row.level),
+    week_number: row.week_number,
+    domain,
+    articles: (a.data ?? []).map((x) => ({
+      number: x.article_number,
+      reference: x.article_reference,
+      domain: codeOfReference(x.article_reference) ?? domain ?? 'civil',
+    })),
+    steps: (s.data ?? []).map((x) => newItem(x.step_description)),
+    hints: (h.data ?? []).map((x) => newItem(x.hint_text)),
+  };
+}
+
+export async function updateCase(id: string, d: Draft) {
+  const { error } = await supabase().rpc('review_update_case', { p_case_id: id, p_case: toPayload(d) as unknown as Json });
+  if (error) throw error;
+}
+
+export async function verifyCase(id: string) {
+  const { error } = await supabase().rpc('review_verify_case', { p_case_id: id });
+  if (error) throw error;
+}
+
+export async function rejectCase(id: string, reason: string) {
+  const { error } = await supabase().rpc('review_reject_case', { p_case_id: id, p_reason: reason });
+  if (error) throw error;
+}
+
+export type ArticleCheck = { number: string; found: boolean; title: string | null; body: string };
+
+// Each article a reference cites, looked up in the codes (code_articles through the RPC).
+// A reference that names no known code, or numbers the code lacks, comes back not found.
+export async function checkReference(reference: string, fallback: GenDomain | null): Promise<ArticleCheck[]> {
+  const code = codeOfReference(reference) ?? fallback;
+  const numbers = articleNumbers(reference);
+  if (!code || numbers.length === 0) return [{ number: reference, found: false, title: null, body: '' }];
+  return Promise.all(
+    numbers.map(async (n) => {
+      const { data, error } = await supabase().rpc('get_code_article', { p_code: code, p_number: n });
+      const row = !error && Array.isArray(data) ? data[0] : undefined;
+      return row ? { number: n, found: true, title: row.title, body: row.body } : { number: n, found: false, title: null, body: '' };
+    }),
+  );
+}
