@@ -4,6 +4,7 @@ import { useAuth } from '../../lib/auth/store';
 import { clampViewer, SEARCH_DEBOUNCE_MS, shouldSearch, stripCasePrefix, VIEWER_DEFAULT } from '../../lib/validation';
 import { CodeViewer, type CodeId } from './CodeViewer';
 import { SolutionPanel } from './Evaluation';
+import { TutorChat } from './TutorChat';
 import { codeOf, levelColor, loadCase, loadTree, searchCases, type CaseFull, type CaseRow, type Category, type Domain, type SearchResult } from './data';
 
 const VIEWER_KEY = 'casus.codeViewerHeight';
@@ -302,21 +303,5 @@ function RightPanel({ target, caseId }: { target: { code: CodeId; article: strin
       />
       {chat}
     </aside>
-  );
-}
-
-function TutorChat({ caseId }: { caseId: string | null }) {
-  const ai = aiEnabled();
-  return (
-    <section className="chat" aria-label="Casus AI">
-      <h2>Casus AI</h2>
-      <div className="messages">
-        <p className="assistant">
-          Bună! Sunt tutorele tău. Te ghidez în 4 runde cu întrebări, fără să îți dau răspunsul. {caseId ? 'Spune-mi de unde vrei să pornești.' : 'Alege un caz ca să începem.'}
-        </p>
-      </div>
-      <textarea placeholder="Scrie întrebarea ta aici..." disabled={!ai} rows={2} aria-label="Mesaj" />
-      {!ai && <p className="muted">Tutorele AI nu este configurat pe acest server.</p>}
-    </section>
   );
 }

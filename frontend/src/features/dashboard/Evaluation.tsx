@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { aiModel, supabase } from '../../lib/supabase';
+import { aiClient } from '../../lib/ai';
 import { useAuthStore } from '../../lib/auth/store';
 import { gradeBand } from '../../lib/validation';
 import { toast } from '../../components/ui/toast';
@@ -12,12 +13,6 @@ Concluzie: soluția.`;
 const ERROR = 'Ne pare rău, a apărut o eroare. Te rugăm să încerci din nou.';
 
 type Result = { score: string; value: number; feedback: string; criteria: Record<string, { score: number; max: number }> };
-
-// The AI client is loaded only when a solution is evaluated, keeping the dashboard light.
-async function aiClient(token: string) {
-  const { default: Anthropic } = await import('@anthropic-ai/sdk');
-  return new Anthropic({ baseURL: `${window.location.origin}/ai`, authToken: token, apiKey: null, dangerouslyAllowBrowser: true });
-}
 
 function passed(reply: string): boolean {
   try {
