@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { supabase } from '../../lib/supabase';
 import { useAuth } from '../../lib/auth/store';
+import { ScoreOverTime } from './ScoreOverTime';
 
 type Sub = { id: string; case_code: string; case_title: string; score: string | null; score_value: number | null; feedback_text: string | null; submitted_at: string };
 type Conv = { id: string; case_id: string | null; conversation_data: { role: string; content: string; timestamp: string }[]; message_count: number; last_message_at: string; cases: { case_code: string; title: string } | null };
@@ -49,6 +50,7 @@ export default function Reporting() {
         <section className="card stat"><h3>Submissions</h3><p className="big">{subs.length}</p></section>
         <section className="card stat"><h3>Avg Score %</h3><p className="big">{avg}</p></section>
       </div>
+      <ScoreOverTime subs={subs} />
       <section className="card">
         <h2>Submitted Solutions</h2>
         {subs.length === 0 && <p className="muted">Nu ai soluții trimise încă</p>}
