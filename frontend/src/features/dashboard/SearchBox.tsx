@@ -6,31 +6,37 @@ import { levelColor, searchCases, type SearchResult } from './data';
 // results; arrows, Enter and Escape; closes on an outside click.
 export function SearchBox({ onPick }: { onPick: (r: SearchResult) => void }) {
   const [q, setQ] = useState('');
-  const [found, setResults] = useState<SearchResult[] | null>(null);
-  const results = shouldSearch(q) ? found : null;
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  // Results belong to the query they were asked for: while a newer query is pending (or
+  // when an older answer arrives late) nothing stale is shown or picked with Enter.
+  const [found, setFound] = useState<{ q: string; list: SearchResult[]; error: string | null } | null>(null);
+  const key = q.trim();
+  const results = shouldSearch(key) && found?.q === key ? found.list : null;
+  const error = results ? found!.error : null;
+  const busy = shouldSearch(key) && found?.q !== key;
   const [active, setActive] = useState(0);
   const [show, setShow] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    if (!shouldSearch(q)) return;
+    if (!shouldSearch(key)) return;
+    let live = true;
     const t = setTimeout(async () => {
-      setBusy(true);
+      let list: SearchResult[] = [];
+      let err: string | null = null;
       try {
-        setResults(await searchCases(q));
-        setError(null);
+        list = await searchCases(key);
       } catch (e) {
-        setResults([]);
-        setError((e as Error).message || 'Eroare la căutare');
-      } finally {
-        setBusy(false);
-        setShow(true);
-        setActive(0);
+        err = (e as Error).message || 'Eroare la căutare';
       }
+      if (!live) return;
+      setFound({ q: key, list, error: err });
+      setShow(true);
+      setActive(0);
     }, SEARCH_DEBOUNCE_MS);
-    return () => clearTimeout(t);
-  }, [q]);
+    return () => {
+      live = false;
+      clearTimeout(t);
+    };
+  }, [key]);
   useEffect(() => {
     const close = (e: MouseEvent) => ref.current && !ref.current.contains(e.target as Node) && setShow(false);
     document.addEventListener('mousedown', close);
