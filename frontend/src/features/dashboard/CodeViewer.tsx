@@ -55,7 +55,7 @@ function loadText(id: CodeId): Promise<string> {
 // node, and the browser skips the layout and paint of those off screen
 // (content-visibility), so the 2,674-article Civil Code renders once and a jump only
 // re-renders the two articles whose highlight changes.
-export function CodeViewer({ target }: { target: { code: CodeId; article: string; seq: number } | null }) {
+export function CodeViewer({ target, active = true }: { target: { code: CodeId; article: string; seq: number } | null; active?: boolean }) {
   const [tab, setTab] = useState<CodeId>(target?.code ?? 'codul_civil');
   const [text, setText] = useState<Record<string, string | null>>({});
   const [goto, setGoto] = useState('');
@@ -80,11 +80,30 @@ export function CodeViewer({ target }: { target: { code: CodeId; article: string
       });
   }, [tab, text]);
   const articles = useMemo(() => (text[tab] ? splitArticles(text[tab]!) : []), [text, tab]);
+  // Brings the highlighted article to the top of the text box. Articles off screen have
+  // estimated heights until first shown (content-visibility), and a bottom sheet may still
+  // be sliding in, so the position is kept for about 40 frames unless the reader scrolls
+  // first; hidden (a closed bottom sheet), it waits until shown.
   useEffect(() => {
-    if (!highlight || !articles.length) return;
-    const el = box.current?.querySelector(`[data-article="${CSS.escape(highlight.article)}"]`);
-    el?.scrollIntoView({ block: 'start' });
-  }, [highlight, articles]);
+    const el = highlight && box.current?.querySelector<HTMLElement>(`[data-article="${CSS.escape(highlight.article)}"]`);
+    const c = box.current;
+    if (!el || !c || !active) return;
+    let raf = 0;
+    let frames = 0;
+    const place = () => {
+      const off = el.getBoundingClientRect().top - c.getBoundingClientRect().top;
+      if (Math.abs(off) > 1) c.scrollTop += off;
+      if (++frames < 40) raf = requestAnimationFrame(place);
+    };
+    const stop = () => cancelAnimationFrame(raf);
+    const events = ['wheel', 'touchstart', 'pointerdown', 'keydown'] as const;
+    events.forEach((e) => c.addEventListener(e, stop, { passive: true }));
+    place();
+    return () => {
+      stop();
+      events.forEach((e) => c.removeEventListener(e, stop));
+    };
+  }, [highlight, articles, active]);
   const q = query.trim().toLowerCase();
   const shown = useMemo(() => (q.length >= 2 ? articles.filter((a) => a.lower.includes(q)) : articles), [articles, q]);
   const hl = highlight?.article ?? null;

@@ -64,6 +64,18 @@ export default function Dashboard() {
     choose(c.id);
   };
   const drawer = mobile && sidebar;
+  // Escape closes an open bottom sheet, else the drawer (unless something inside used it,
+  // like the search list).
+  useEffect(() => {
+    if (!mobile || (!sheet && !sidebar)) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented) return;
+      if (sheet) setSheet(null);
+      else setSidebar(false);
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [mobile, sheet, sidebar]);
   return (
     <div className={`dashboard${sidebar && !mobile ? '' : ' no-sidebar'}${mobile ? ' mobile' : ''}`}>
       <div className="dash-toolbar">
@@ -72,8 +84,8 @@ export default function Dashboard() {
         </button>
         {mobile && (
           <>
-            <button aria-expanded={sheet === 'viewer'} onClick={() => setSheet(sheet === 'viewer' ? null : 'viewer')}>📖 Coduri</button>
-            <button aria-expanded={sheet === 'chat'} onClick={() => setSheet(sheet === 'chat' ? null : 'chat')}>💬 Casus AI</button>
+            <button aria-expanded={sheet === 'viewer'} onClick={() => setSheet(sheet === 'viewer' ? null : 'viewer')}>Coduri</button>
+            <button aria-expanded={sheet === 'chat'} onClick={() => setSheet(sheet === 'chat' ? null : 'chat')}>Casus AI</button>
           </>
         )}
       </div>
@@ -85,9 +97,6 @@ export default function Dashboard() {
           aria-label="Law Categories"
           role={drawer ? 'dialog' : undefined}
           aria-modal={drawer || undefined}
-          onKeyDown={(e) => {
-            if (drawer && e.key === 'Escape' && !e.defaultPrevented) setSidebar(false);
-          }}
         >
           <div className="sidebar-head">
             <h2>Law Categories</h2>
@@ -286,13 +295,14 @@ function RightPanel({ target, caseId, mobile, sheet, onClose }: { target: Target
           aria-label={title}
           aria-hidden={!sheet}
           inert={!sheet}
-          onKeyDown={(e) => {
-            if (e.key === 'Escape' && !e.defaultPrevented) onClose();
-          }}
         >
           <div
             className="sheet-head"
-            onPointerDown={(e) => (swipe.current = e.clientY)}
+            onPointerDown={(e) => {
+              if ((e.target as HTMLElement).closest('button')) return;
+              swipe.current = e.clientY;
+              e.currentTarget.setPointerCapture?.(e.pointerId);
+            }}
             onPointerUp={(e) => {
               if (swipe.current !== null && e.clientY - swipe.current > 80) onClose();
               swipe.current = null;
@@ -305,7 +315,7 @@ function RightPanel({ target, caseId, mobile, sheet, onClose }: { target: Target
             </button>
           </div>
           <div className="sheet-body" hidden={sheet !== 'viewer'}>
-            <CodeViewer target={target} />
+            <CodeViewer target={target} active={sheet === 'viewer'} />
           </div>
           <div className="sheet-body" hidden={sheet !== 'chat'}>
             <TutorChat caseId={caseId} />
