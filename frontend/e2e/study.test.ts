@@ -251,9 +251,9 @@ test('measure: initial JavaScript of /dashboard (gzip) and time to the first cas
   const timeline = await fresh.evaluate(() =>
     performance
       .getEntriesByType('resource')
-      .filter((e) => /\/(rest|auth)\/v1\/|\/assets\/.*\.js/.test(e.name))
+      .filter((e) => /\/(rest|auth|realtime)\/v1\/|\/assets\/.*\.js|\/codes\/|config/.test(e.name))
       .map((e) => `${new URL(e.name).pathname.split('/').pop()} ${e.startTime.toFixed(0)}→${(e as PerformanceResourceTiming).responseEnd.toFixed(0)}`)
-      .join(', '),
+      .join(', ') + ' | mark dashboard-start ' + (performance.getEntriesByName('casus:dashboard-start')[0]?.startTime ?? NaN).toFixed(0),
   );
   console.log('TIMELINE ' + timeline);
   const sorted = [...runs].sort((a, b) => a - b);

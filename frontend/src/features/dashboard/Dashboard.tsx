@@ -31,8 +31,28 @@ function useIsMobile(): boolean {
   return m;
 }
 
+// The case tree is requested as soon as this chunk is evaluated (the route is protected, so
+// a session exists), not after the first render; the first mount takes that answer.
+let prefetch: { promise: Promise<TreeData>; data: TreeData | null } | null = null;
+function startTreeLoad() {
+  const p = { promise: loadTree(), data: null as TreeData | null };
+  p.promise.then((t) => (p.data = t)).catch(() => {});
+  return p;
+}
+try {
+  prefetch = startTreeLoad();
+} catch {
+  prefetch = null; // no client yet (unit tests)
+}
+function takeTreeLoad() {
+  const p = prefetch ?? startTreeLoad();
+  prefetch = null;
+  return p;
+}
+
 export default function Dashboard() {
-  const [tree, setTree] = useState<TreeData | null>(null);
+  const [load] = useState(takeTreeLoad);
+  const [tree, setTree] = useState<TreeData | null>(() => load.data);
   const [open, setOpen] = useState<OpenPath>({});
   const [selected, setSelected] = useState<string | null>(null);
   const mobile = useIsMobile();
@@ -48,13 +68,13 @@ export default function Dashboard() {
   }
   useEffect(() => {
     performance.mark('casus:dashboard-start');
-    loadTree()
+    load.promise
       .then((t) => {
         setTree(t);
         performance.mark('casus:case-list');
       })
       .catch((e) => console.error('tree load failed', e));
-  }, []);
+  }, [load]);
   const choose = (id: string) => {
     setSelected(id);
     if (mobile) setSidebar(false);
