@@ -23,7 +23,7 @@ export function ScoreChart({ points, width = 640, height = 200 }: { points: Scor
       {points.map((p, i) => (
         <g key={i} data-testid="score-point">
           <circle cx={x(i)} cy={y(p.value)} r={4.5} className={p.value > 50 ? 'pt pass' : 'pt'}>
-            <title>{`${p.label}: ${p.value}/100 (${day(p.at)})`}</title>
+            <title>{`${p.label} — ${p.value} puncte (${day(p.at)})`}</title>
           </circle>
           {(points.length <= 8 || i === 0 || i === points.length - 1) && (
             <text x={x(i)} y={height - 8} textAnchor="middle" className="axis">{day(p.at)}</text>

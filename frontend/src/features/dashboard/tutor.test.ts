@@ -158,6 +158,16 @@ describe('tutor store', () => {
     err.mockRestore();
   });
 
+  test('opening the same case twice at once loads (and so creates) one conversation', async () => {
+    const f = fakeBackend();
+    const store = createTutorStore(() => f.b);
+    await Promise.all([store.getState().open('u1', 'c1'), store.getState().open('u1', 'c1')]);
+    expect(f.calls.loads).toBe(1);
+    expect(store.getState().conversationId).toBe('conv1');
+    await store.getState().open('u1', 'c1');
+    expect(f.calls.loads).toBe(2);
+  });
+
   test('switching case while a reply streams drops the late reply', async () => {
     const f = fakeBackend();
     const store = createTutorStore(() => f.b);

@@ -73,6 +73,20 @@ const newId = () => `m${Date.now().toString(36)}${(seq++).toString(36)}`;
 
 export function createTutorStore(backend: () => TutorBackend): StoreApi<TutorState> {
   let generation = 0; // bumps on every open(): late answers for another case are dropped
+  // One load per user and case at a time: opening the same case twice in a row (a quick
+  // switch back, React's development double effects) must not create two conversations.
+  const inflight = new Map<string, Promise<{ id: string; messages: ChatMessage[] }>>();
+  const loadOnce = (userId: string, caseId: string) => {
+    const key = `${userId}/${caseId}`;
+    let p = inflight.get(key);
+    if (!p) {
+      p = backend()
+        .load(userId, caseId)
+        .finally(() => inflight.delete(key));
+      inflight.set(key, p);
+    }
+    return p;
+  };
   return createStore<TutorState>((set, get) => ({
     userId: null,
     caseId: null,
@@ -88,7 +102,7 @@ export function createTutorStore(backend: () => TutorBackend): StoreApi<TutorSta
       set({ userId, caseId, conversationId: null, messages: [], sessionStart: 0, interactions: 0, busy: false, error: null, loadingConversation: !!(userId && caseId) });
       if (!userId || !caseId) return;
       try {
-        const conv = await backend().load(userId, caseId);
+        const conv = await loadOnce(userId, caseId);
         if (gen !== generation) return;
         set({ conversationId: conv.id, messages: conv.messages, sessionStart: conv.messages.length, loadingConversation: false });
       } catch (e) {

@@ -20,7 +20,7 @@ export default function Reporting() {
     const load = () => {
       sb.from('submissions_with_details').select('id, case_code, case_title, score, score_value, feedback_text, submitted_at').eq('user_id', user.id).order('submitted_at', { ascending: false })
         .then(({ data }) => setSubs((data as Sub[]) ?? []));
-      sb.from('chat_conversations').select('id, case_id, conversation_data, message_count, last_message_at, cases(case_code, title)').eq('user_id', user.id).order('last_message_at', { ascending: false })
+      sb.from('chat_conversations').select('id, case_id, conversation_data, message_count, last_message_at, cases(case_code, title)').eq('user_id', user.id).gt('message_count', 0).order('last_message_at', { ascending: false })
         .then(({ data }) => setConvs((data as unknown as Conv[]) ?? []));
       sb.from('case_progress').select('case_id, case_code, case_title, status, completed_at').eq('user_id', user.id)
         .then(({ data }) => setProgress((data as Progress[]) ?? []));
