@@ -37,7 +37,7 @@ export function ScoreChart({ points, width = 640, height = 200 }: { points: Scor
 // Points per criterion against each maximum, as compact horizontal bars.
 export function CriteriaChart({ rows }: { rows: CriterionRow[] }) {
   const rowH = 20;
-  const labelW = 190;
+  const labelW = 250;
   const barW = 150;
   const width = labelW + barW + 56;
   return (
