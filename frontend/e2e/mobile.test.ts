@@ -38,9 +38,11 @@ test('mobile: drawer and bottom sheets, by touch and keyboard', async () => {
     expect(d.left).toBe(0);
     expect(d.width).toBeLessThan(390);
     expect(d.height).toBeGreaterThan(800);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Închide categoriile');
     await page.getByLabel('Caută cazuri după cod sau titlu').focus();
     await page.keyboard.press('Escape');
     await until(async () => (await drawer(page).count()) === 0, 'drawer closed by Escape');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toMatch(/Law Categories/);
     await toggle.tap();
     await drawer(page).waitFor();
     await page.touchscreen.tap(375, 500);

@@ -84,6 +84,15 @@ export default function Dashboard() {
     choose(c.id);
   };
   const drawer = mobile && sidebar;
+  // Keyboard: an opened drawer takes the focus (its close button); closed, it goes back to the toggle.
+  const toggleRef = useRef<HTMLButtonElement>(null);
+  const drawerClose = useRef<HTMLButtonElement>(null);
+  const wasDrawer = useRef(drawer);
+  useEffect(() => {
+    if (drawer) drawerClose.current?.focus();
+    else if (wasDrawer.current) toggleRef.current?.focus();
+    wasDrawer.current = drawer;
+  }, [drawer]);
   // Escape closes an open bottom sheet, else the drawer (unless something inside used it,
   // like the search list).
   useEffect(() => {
@@ -99,7 +108,7 @@ export default function Dashboard() {
   return (
     <div className={`dashboard${sidebar && !mobile ? '' : ' no-sidebar'}${mobile ? ' mobile' : ''}`}>
       <div className="dash-toolbar">
-        <button className="sidebar-toggle" aria-expanded={sidebar} aria-controls="law-categories" onClick={() => setSidebar(!sidebar)}>
+        <button ref={toggleRef} className="sidebar-toggle" aria-expanded={sidebar} aria-controls="law-categories" onClick={() => setSidebar(!sidebar)}>
           {mobile ? '☰ Law Categories' : sidebar ? 'Ascunde categoriile' : 'Law Categories'}
         </button>
         {mobile && (
@@ -121,7 +130,7 @@ export default function Dashboard() {
           <div className="sidebar-head">
             <h2>Law Categories</h2>
             {drawer && (
-              <button className="close" aria-label="Închide categoriile" onClick={() => setSidebar(false)}>
+              <button ref={drawerClose} className="close" aria-label="Închide categoriile" onClick={() => setSidebar(false)}>
                 ×
               </button>
             )}
