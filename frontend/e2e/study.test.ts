@@ -129,7 +129,8 @@ test('study: tree, search, case, article jump, divider, evaluation and My Progre
     await page.locator('.code-text article.highlight[data-article="2500"]').waitFor();
     expect(await page.locator('.code-text article.highlight[data-article="2500"]').isVisible()).toBe(true);
     await page.getByLabel('Caută în cod').fill('uzufructuarul');
-    await page.locator('.code-text mark').first().waitFor();
+    await page.locator('.code-text mark').first().waitFor({ state: 'attached' });
+    await page.locator('.code-text mark').first().waitFor(); // shown from the first hit
     expect((await page.locator('.code-text mark').first().textContent())!.toLowerCase()).toBe('uzufructuarul');
     expect(await page.locator('.code-text article').count()).toBeLessThan(200);
     await page.getByLabel('Caută în cod').fill('');

@@ -107,6 +107,11 @@ export function CodeViewer({ target, active = true }: { target: { code: CodeId; 
   const q = query.trim().toLowerCase();
   const shown = useMemo(() => (q.length >= 2 ? articles.filter((a) => a.lower.includes(q)) : articles), [articles, q]);
   const hl = highlight?.article ?? null;
+  // A new search shows its hits from the first one.
+  const searchKey = q.length >= 2 ? q : '';
+  useEffect(() => {
+    if (box.current) box.current.scrollTop = 0;
+  }, [searchKey]);
   return (
     <section className="code-viewer" aria-label="Coduri">
       <div className="tabs" role="tablist">
