@@ -5,7 +5,16 @@ import { Toaster } from '../components/ui/toast';
 import { LoginPage, ResetPasswordPage, SignupPage } from '../features/auth/pages';
 import { FeedbackButton } from '../features/feedback/FeedbackDialog';
 
-const Dashboard = lazy(() => import('../features/dashboard/Dashboard'));
+// Opening /dashboard directly, its chunk loads while the session is being resolved; when it
+// is there by then, it renders at once (a lazy component would suspend and React holds a
+// revealed boundary back for up to 300 ms).
+let dashboardModule: typeof import('../features/dashboard/Dashboard') | null = null;
+const loadDashboard = () => import('../features/dashboard/Dashboard').then((m) => (dashboardModule = m));
+if (window.location.pathname === '/dashboard') void loadDashboard();
+const LazyDashboard = lazy(loadDashboard);
+function Dashboard() {
+  return dashboardModule ? <dashboardModule.default /> : <LazyDashboard />;
+}
 const Admin = lazy(() => import('../features/admin/Admin'));
 const Settings = lazy(() => import('../features/settings/Settings'));
 const Reporting = lazy(() => import('../features/progress/Reporting'));

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { memo, type ReactNode, useEffect, useMemo, useRef, useState } from 'react';
 
 export const CODE_TABS = [
   { id: 'codul_civil', label: 'Codul Civil' },
@@ -7,21 +7,33 @@ export const CODE_TABS = [
 ] as const;
 export type CodeId = (typeof CODE_TABS)[number]['id'];
 
-type Article = { number: string; lines: string[] };
+export type Article = { idx: number; number: string; lines: string[]; text: string; lower: string };
 
 // Splits a code text into articles ("Art. N" / "Articolul N" headers).
 export function splitArticles(text: string): Article[] {
   const out: Article[] = [];
-  let cur: Article = { number: '', lines: [] };
+  let cur: string[] = [];
+  let num = '';
+  const flush = () => {
+    const t = cur.join('\n');
+    if (num || t.trim()) out.push({ idx: out.length, number: num, lines: cur, text: t, lower: t.toLowerCase() });
+  };
   for (const line of text.split('\n')) {
     const m = /^(?:Art\.|Articolul) (\d+(?:\^\d+)?)$/.exec(line);
     if (m) {
-      out.push(cur);
-      cur = { number: m[1], lines: [line] };
-    } else cur.lines.push(line);
+      flush();
+      num = m[1];
+      cur = [line];
+    } else cur.push(line);
   }
-  out.push(cur);
+  flush();
   return out;
+}
+
+// "Art. 1357 C.civ." / "art. 1357" / "1357" → "1357" (what data-article holds).
+export function articleNumber(input: string): string {
+  const m = /(\d+(?:\^\d+)?)/.exec(input);
+  return m ? m[1] : input.trim();
 }
 
 const cache = new Map<CodeId, Promise<string>>();
@@ -39,14 +51,16 @@ function loadText(id: CodeId): Promise<string> {
 }
 
 // The legal-code viewer: texts load on first selection of a tab; "go to article" and
-// in-text search; articles render only when scrolled near (content-visibility), so the
-// 2,674-article Civil Code stays smooth.
-export function CodeViewer({ target }: { target: { code: CodeId; article: string; seq: number } | null }) {
-  const [tab, setTab] = useState<CodeId>('codul_civil');
+// in-text search. Each article is one memoised element whose text is a single pre-wrapped
+// node, and the browser skips the layout and paint of those off screen
+// (content-visibility), so the 2,674-article Civil Code renders once and a jump only
+// re-renders the two articles whose highlight changes.
+export function CodeViewer({ target, active = true }: { target: { code: CodeId; article: string; seq: number } | null; active?: boolean }) {
+  const [tab, setTab] = useState<CodeId>(target?.code ?? 'codul_civil');
   const [text, setText] = useState<Record<string, string | null>>({});
   const [goto, setGoto] = useState('');
   const [query, setQuery] = useState('');
-  const [highlight, setHighlight] = useState<string | null>(null);
+  const [highlight, setHighlight] = useState<{ article: string; seq: number } | null>(null);
   const box = useRef<HTMLDivElement>(null);
 
   // A clicked article badge switches tab and highlights (state adjusted during render).
@@ -54,7 +68,7 @@ export function CodeViewer({ target }: { target: { code: CodeId; article: string
   if (target && target.seq !== seenSeq) {
     setSeenSeq(target.seq);
     setTab(target.code);
-    setHighlight(target.article);
+    setHighlight({ article: articleNumber(target.article), seq: target.seq });
   }
   useEffect(() => {
     if (text[tab] !== undefined) return;
@@ -66,12 +80,38 @@ export function CodeViewer({ target }: { target: { code: CodeId; article: string
       });
   }, [tab, text]);
   const articles = useMemo(() => (text[tab] ? splitArticles(text[tab]!) : []), [text, tab]);
+  // Brings the highlighted article to the top of the text box. Articles off screen have
+  // estimated heights until first shown (content-visibility), and a bottom sheet may still
+  // be sliding in, so the position is kept for about 40 frames unless the reader scrolls
+  // first; hidden (a closed bottom sheet), it waits until shown.
   useEffect(() => {
-    if (!highlight || !articles.length) return;
-    const el = box.current?.querySelector(`[data-article="${CSS.escape(highlight)}"]`);
-    el?.scrollIntoView({ block: 'start' });
-  }, [highlight, articles]);
+    const el = highlight && box.current?.querySelector<HTMLElement>(`[data-article="${CSS.escape(highlight.article)}"]`);
+    const c = box.current;
+    if (!el || !c || !active) return;
+    let raf = 0;
+    let frames = 0;
+    const place = () => {
+      const off = el.getBoundingClientRect().top - c.getBoundingClientRect().top;
+      if (Math.abs(off) > 1) c.scrollTop += off;
+      if (++frames < 40) raf = requestAnimationFrame(place);
+    };
+    const stop = () => cancelAnimationFrame(raf);
+    const events = ['wheel', 'touchstart', 'pointerdown', 'keydown'] as const;
+    events.forEach((e) => c.addEventListener(e, stop, { passive: true }));
+    place();
+    return () => {
+      stop();
+      events.forEach((e) => c.removeEventListener(e, stop));
+    };
+  }, [highlight, articles, active]);
   const q = query.trim().toLowerCase();
+  const shown = useMemo(() => (q.length >= 2 ? articles.filter((a) => a.lower.includes(q)) : articles), [articles, q]);
+  const hl = highlight?.article ?? null;
+  // A new search shows its hits from the first one.
+  const searchKey = q.length >= 2 ? q : '';
+  useEffect(() => {
+    if (box.current) box.current.scrollTop = 0;
+  }, [searchKey]);
   return (
     <section className="code-viewer" aria-label="Coduri">
       <div className="tabs" role="tablist">
@@ -85,38 +125,41 @@ export function CodeViewer({ target }: { target: { code: CodeId; article: string
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            setHighlight(goto.trim());
+            if (goto.trim()) setHighlight({ article: articleNumber(goto), seq: Date.now() });
           }}
         >
-          <input aria-label="Mergi la articolul" placeholder="Art. nr." value={goto} onChange={(e) => setGoto(e.target.value)} size={6} />
+          <input aria-label="Mergi la articolul" placeholder="Art. nr." value={goto} onChange={(e) => setGoto(e.target.value)} size={6} inputMode="numeric" />
         </form>
         <input aria-label="Caută în cod" placeholder="Caută în cod" value={query} onChange={(e) => setQuery(e.target.value)} />
+        {q.length >= 2 && text[tab] && <span className="muted hits">{shown.length}</span>}
       </div>
-      <div className="code-text" ref={box}>
+      <div className="code-text" ref={box} tabIndex={0} aria-label="Textul codului">
         {text[tab] === undefined && <p>Se încarcă...</p>}
-        {text[tab] === null && <p>Nu există text</p>}
-        {articles.map((a, i) =>
-          q && !a.lines.some((l) => l.toLowerCase().includes(q)) ? null : (
-            <article key={i} data-article={a.number} className={a.number && a.number === highlight ? 'highlight' : ''}>
-              {a.lines.map((l, j) => (
-                <p key={j}>{q ? mark(l, q) : l}</p>
-              ))}
-            </article>
-          ),
-        )}
+        {(text[tab] === null || (text[tab] !== undefined && articles.length === 0)) && <p>Nu există text</p>}
+        {shown.map((a) => (
+          <ArticleView key={a.idx} a={a} highlighted={!!a.number && a.number === hl} q={q.length >= 2 ? q : ''} />
+        ))}
       </div>
     </section>
   );
 }
 
-function mark(line: string, q: string) {
-  const i = line.toLowerCase().indexOf(q);
-  if (i < 0) return line;
+const ArticleView = memo(function ArticleView({ a, highlighted, q }: { a: Article; highlighted: boolean; q: string }) {
   return (
-    <>
-      {line.slice(0, i)}
-      <mark>{line.slice(i, i + q.length)}</mark>
-      {line.slice(i + q.length)}
-    </>
+    <article data-article={a.number} className={highlighted ? 'highlight' : undefined}>
+      {q ? mark(a.text, a.lower, q) : a.text}
+    </article>
   );
+});
+
+// Every hit of q in the text, wrapped in <mark>.
+function mark(text: string, lower: string, q: string) {
+  const parts: ReactNode[] = [];
+  let from = 0;
+  for (let i = lower.indexOf(q); i >= 0; i = lower.indexOf(q, i + q.length)) {
+    parts.push(text.slice(from, i), <mark key={i}>{text.slice(i, i + q.length)}</mark>);
+    from = i + q.length;
+  }
+  parts.push(text.slice(from));
+  return parts;
 }

@@ -1,55 +1,171 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { supabase, aiEnabled } from '../../lib/supabase';
 import { useAuth } from '../../lib/auth/store';
-import { clampViewer, SEARCH_DEBOUNCE_MS, shouldSearch, stripCasePrefix, VIEWER_DEFAULT } from '../../lib/validation';
+import { clampViewer, stripCasePrefix, VIEWER_DEFAULT } from '../../lib/validation';
 import { CodeViewer, type CodeId } from './CodeViewer';
 import { SolutionPanel } from './Evaluation';
-import { codeOf, levelColor, loadCase, loadTree, searchCases, type CaseFull, type CaseRow, type Category, type Domain, type SearchResult } from './data';
+import { SearchBox } from './SearchBox';
+import { TutorChat } from './TutorChat';
+import { codeOf, levelColor, loadCase, loadTree, type CaseFull, type CaseRow, type Category, type Domain } from './data';
+import { casesIn, pathTo, subcategoriesOf, toggleCategory, toggleDomain, toggleSub, type OpenPath } from './tree';
 
-const VIEWER_KEY = 'casus.codeViewerHeight';
+export const VIEWER_KEY = 'casus.codeViewerHeight';
+const MOBILE_QUERY = '(max-width: 900px)';
+
+type TreeData = { domains: Domain[]; categories: Category[]; cases: CaseRow[] };
+type Target = { code: CodeId; article: string; seq: number };
+type Sheet = 'viewer' | 'chat' | null;
+
+const mobileNow = () => typeof window.matchMedia === 'function' && window.matchMedia(MOBILE_QUERY).matches;
+
+// True on small screens: the sidebar becomes a drawer and the right panel bottom sheets.
+function useIsMobile(): boolean {
+  const [m, setM] = useState(mobileNow);
+  useEffect(() => {
+    if (typeof window.matchMedia !== 'function') return;
+    const mq = window.matchMedia(MOBILE_QUERY);
+    const f = () => setM(mq.matches);
+    mq.addEventListener('change', f);
+    return () => mq.removeEventListener('change', f);
+  }, []);
+  return m;
+}
+
+// The case tree is requested as soon as this chunk is evaluated (the route is protected, so
+// a session exists), not after the first render; the first mount takes that answer.
+let prefetch: { promise: Promise<TreeData>; data: TreeData | null } | null = null;
+function startTreeLoad() {
+  const p = { promise: loadTree(), data: null as TreeData | null };
+  p.promise.then((t) => (p.data = t)).catch(() => {});
+  return p;
+}
+try {
+  prefetch = startTreeLoad();
+} catch {
+  prefetch = null; // no client yet (unit tests)
+}
+function takeTreeLoad() {
+  const p = prefetch ?? startTreeLoad();
+  prefetch = null;
+  return p;
+}
 
 export default function Dashboard() {
-  const [tree, setTree] = useState<{ domains: Domain[]; categories: Category[]; cases: CaseRow[] } | null>(null);
-  const [open, setOpen] = useState<{ domain?: string; category?: string; sub?: string }>({});
+  const [load] = useState(takeTreeLoad);
+  const [tree, setTree] = useState<TreeData | null>(() => load.data);
+  const [open, setOpen] = useState<OpenPath>({});
   const [selected, setSelected] = useState<string | null>(null);
-  const [sidebar, setSidebar] = useState(true);
-  const [target, setTarget] = useState<{ code: CodeId; article: string; seq: number } | null>(null);
+  const mobile = useIsMobile();
+  const [sidebar, setSidebar] = useState(() => !mobileNow());
+  const [sheet, setSheet] = useState<Sheet>(null);
+  const [target, setTarget] = useState<Target | null>(null);
+  // Crossing the breakpoint: the drawer starts closed on small screens, the sidebar open on large.
+  const [wasMobile, setWasMobile] = useState(mobile);
+  if (wasMobile !== mobile) {
+    setWasMobile(mobile);
+    setSidebar(!mobile);
+    setSheet(null);
+  }
   useEffect(() => {
-    loadTree().then(setTree).catch((e) => console.error('tree load failed', e));
-  }, []);
-  const pick = (c: { id: string; domain: string; category: string | null; subcategory: string | null }) => {
-    setSelected(c.id);
-    const cat = tree?.categories.find((x) => x.domain === c.domain && x.name === c.category);
-    setOpen({ domain: c.domain, category: cat?.id, sub: c.subcategory ?? undefined });
+    performance.mark('casus:dashboard-start');
+    load.promise
+      .then((t) => {
+        setTree(t);
+        performance.mark('casus:case-list');
+      })
+      .catch((e) => console.error('tree load failed', e));
+  }, [load]);
+  const choose = (id: string) => {
+    setSelected(id);
+    if (mobile) setSidebar(false);
   };
+  const pick = (c: { id: string; domain: string; category: string | null; subcategory: string | null }) => {
+    setOpen(pathTo(c, tree?.categories ?? []));
+    choose(c.id);
+  };
+  const drawer = mobile && sidebar;
+  // Keyboard: an opened drawer takes the focus (its close button); closed, it goes back to the toggle.
+  const toggleRef = useRef<HTMLButtonElement>(null);
+  const drawerClose = useRef<HTMLButtonElement>(null);
+  const wasDrawer = useRef(drawer);
+  useEffect(() => {
+    if (drawer) drawerClose.current?.focus();
+    else if (wasDrawer.current) toggleRef.current?.focus();
+    wasDrawer.current = drawer;
+  }, [drawer]);
+  // Escape closes an open bottom sheet, else the drawer (unless something inside used it,
+  // like the search list).
+  useEffect(() => {
+    if (!mobile || (!sheet && !sidebar)) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented) return;
+      if (sheet) setSheet(null);
+      else setSidebar(false);
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [mobile, sheet, sidebar]);
   return (
-    <div className="dashboard">
-      <button className="sidebar-toggle" aria-expanded={sidebar} onClick={() => setSidebar(!sidebar)}>
-        {sidebar ? 'Ascunde categoriile' : 'Law Categories'}
-      </button>
+    <div className={`dashboard${sidebar && !mobile ? '' : ' no-sidebar'}${mobile ? ' mobile' : ''}`}>
+      <div className="dash-toolbar">
+        <button ref={toggleRef} className="sidebar-toggle" aria-expanded={sidebar} aria-controls="law-categories" onClick={() => setSidebar(!sidebar)}>
+          {mobile ? '☰ Law Categories' : sidebar ? 'Ascunde categoriile' : 'Law Categories'}
+        </button>
+        {mobile && (
+          <>
+            <button aria-expanded={sheet === 'viewer'} onClick={() => setSheet(sheet === 'viewer' ? null : 'viewer')}>Coduri</button>
+            <button aria-expanded={sheet === 'chat'} onClick={() => setSheet(sheet === 'chat' ? null : 'chat')}>Casus AI</button>
+          </>
+        )}
+      </div>
+      {drawer && <div className="backdrop" onClick={() => setSidebar(false)} aria-hidden />}
       {sidebar && (
-        <aside className="sidebar" aria-label="Law Categories">
-          <h2>Law Categories</h2>
+        <aside
+          id="law-categories"
+          className={drawer ? 'sidebar drawer' : 'sidebar'}
+          aria-label="Law Categories"
+          role={drawer ? 'dialog' : undefined}
+          aria-modal={drawer || undefined}
+        >
+          <div className="sidebar-head">
+            <h2>Law Categories</h2>
+            {drawer && (
+              <button ref={drawerClose} className="close" aria-label="Închide categoriile" onClick={() => setSidebar(false)}>
+                ×
+              </button>
+            )}
+          </div>
           <SearchBox onPick={pick} />
           {!tree ? (
             <div className="skeleton-list" aria-busy="true">{[1, 2, 3, 4].map((i) => <div key={i} className="skeleton" />)}</div>
           ) : (
-            <Tree tree={tree} open={open} setOpen={setOpen} selected={selected} onPick={(c) => setSelected(c.id)} />
+            <Tree tree={tree} open={open} setOpen={setOpen} selected={selected} onPick={(c) => choose(c.id)} />
           )}
         </aside>
       )}
       <main className="case-main">
-        {selected ? <CaseView key={selected} id={selected} onArticle={(ref, num) => setTarget({ code: codeOf(ref), article: num, seq: Date.now() })} /> : <p className="empty">Selectează un caz</p>}
+        {selected ? (
+          <CaseView
+            key={selected}
+            id={selected}
+            onArticle={(ref, num) => {
+              setTarget({ code: codeOf(ref), article: num, seq: performance.now() });
+              if (mobile) setSheet('viewer');
+            }}
+          />
+        ) : (
+          <p className="empty">Selectează un caz</p>
+        )}
       </main>
-      <RightPanel target={target} caseId={selected} />
+      <RightPanel target={target} caseId={selected} mobile={mobile} sheet={sheet} onClose={() => setSheet(null)} />
     </div>
   );
 }
 
 function Tree({ tree, open, setOpen, selected, onPick }: {
-  tree: { domains: Domain[]; categories: Category[]; cases: CaseRow[] };
-  open: { domain?: string; category?: string; sub?: string };
-  setOpen: (o: { domain?: string; category?: string; sub?: string }) => void;
+  tree: TreeData;
+  open: OpenPath;
+  setOpen: (o: OpenPath) => void;
   selected: string | null;
   onPick: (c: CaseRow) => void;
 }) {
@@ -57,19 +173,20 @@ function Tree({ tree, open, setOpen, selected, onPick }: {
     <ul className="tree">
       {tree.domains.map((d) => (
         <li key={d.code}>
-          <button aria-expanded={open.domain === d.code} onClick={() => setOpen(open.domain === d.code ? {} : { domain: d.code })}>{d.name}</button>
+          <button aria-expanded={open.domain === d.code} onClick={() => setOpen(toggleDomain(open, d.code))}>{d.name}</button>
           {open.domain === d.code && (
             <ul>
+              {tree.categories.filter((c) => c.domain === d.code).length === 0 && <li className="muted">Nu există cazuri</li>}
               {tree.categories.filter((c) => c.domain === d.code).map((c) => (
                 <li key={c.id}>
-                  <button aria-expanded={open.category === c.id} onClick={() => setOpen(open.category === c.id ? { domain: d.code } : { domain: d.code, category: c.id })}>{c.name}</button>
+                  <button aria-expanded={open.category === c.id} onClick={() => setOpen(toggleCategory(open, d.code, c.id))}>{c.name}</button>
                   {open.category === c.id && (
                     <ul>
-                      {(c.law_subcategories.length ? c.law_subcategories : [{ name: c.name, position: 0 }]).map((s) => {
-                        const cases = tree.cases.filter((x) => x.domain === d.code && x.category === c.name && (c.law_subcategories.length ? x.subcategory === s.name : true));
+                      {subcategoriesOf(c).map((s) => {
+                        const cases = casesIn(tree.cases, d.code, c, s.name);
                         return (
                           <li key={s.name}>
-                            <button aria-expanded={open.sub === s.name} onClick={() => setOpen(open.sub === s.name ? { domain: d.code, category: c.id } : { domain: d.code, category: c.id, sub: s.name })}>
+                            <button aria-expanded={open.sub === s.name} onClick={() => setOpen(toggleSub(open, d.code, c.id, s.name))}>
                               {s.name} <span className="count">{cases.length}</span>
                             </button>
                             {open.sub === s.name && (
@@ -77,7 +194,7 @@ function Tree({ tree, open, setOpen, selected, onPick }: {
                                 {cases.length === 0 && <li className="muted">Nu există cazuri</li>}
                                 {cases.map((x) => (
                                   <li key={x.id}>
-                                    <button className={selected === x.id ? 'case-row active' : 'case-row'} onClick={() => onPick(x)}>
+                                    <button className={selected === x.id ? 'case-row active' : 'case-row'} aria-current={selected === x.id || undefined} onClick={() => onPick(x)}>
                                       <span className={`dot ${levelColor(x.level)}`} aria-label={x.level} />
                                       {x.verified && <span className="verified" title="Verificat">✓</span>}
                                       <span className="code">{x.case_code}</span> {stripCasePrefix(x.title)}
@@ -98,96 +215,6 @@ function Tree({ tree, open, setOpen, selected, onPick }: {
         </li>
       ))}
     </ul>
-  );
-}
-
-function SearchBox({ onPick }: { onPick: (r: SearchResult) => void }) {
-  const [q, setQ] = useState('');
-  const [found, setResults] = useState<SearchResult[] | null>(null);
-  const results = shouldSearch(q) ? found : null;
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [active, setActive] = useState(0);
-  const [show, setShow] = useState(false);
-  const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (!shouldSearch(q)) return;
-    const t = setTimeout(async () => {
-      setBusy(true);
-      try {
-        setResults(await searchCases(q));
-        setError(null);
-      } catch (e) {
-        setResults([]);
-        setError((e as Error).message || 'Eroare la căutare');
-      } finally {
-        setBusy(false);
-        setShow(true);
-        setActive(0);
-      }
-    }, SEARCH_DEBOUNCE_MS);
-    return () => clearTimeout(t);
-  }, [q]);
-  useEffect(() => {
-    const close = (e: MouseEvent) => ref.current && !ref.current.contains(e.target as Node) && setShow(false);
-    document.addEventListener('mousedown', close);
-    return () => document.removeEventListener('mousedown', close);
-  }, []);
-  const choose = (r: SearchResult) => {
-    onPick(r);
-    setShow(false);
-  };
-  return (
-    <div className="search" ref={ref}>
-      <input
-        aria-label="Caută cazuri după cod sau titlu"
-        placeholder="Caută după cod sau titlu"
-        value={q}
-        onChange={(e) => setQ(e.target.value)}
-        onFocus={() => results && setShow(true)}
-        onKeyDown={(e) => {
-          if (!results?.length) return;
-          if (e.key === 'ArrowDown') setActive((a) => Math.min(a + 1, results.length - 1));
-          else if (e.key === 'ArrowUp') setActive((a) => Math.max(a - 1, 0));
-          else if (e.key === 'Enter') choose(results[active]);
-          else if (e.key === 'Escape') setShow(false);
-          else return;
-          e.preventDefault();
-        }}
-      />
-      {busy && <span className="spinner small" aria-label="Se caută" />}
-      {q && <button className="clear" aria-label="Șterge căutarea" onClick={() => setQ('')}>×</button>}
-      {show && results && (
-        <ul className="search-results" role="listbox" style={{ maxHeight: 400 }}>
-          {error && <li className="error">{error}</li>}
-          {!error && results.length === 0 && <li className="muted">Nu s-au găsit cazuri pentru "{q.trim()}"</li>}
-          {results.map((r, i) => (
-            <li key={r.id} role="option" aria-selected={i === active} className={i === active ? 'active' : ''} onMouseDown={() => choose(r)}>
-              <span className={`dot ${levelColor(r.level)}`} />
-              <strong>{highlight(r.case_code, q)}</strong> {r.verified && '✓'} {highlight(r.title, q)}
-              <div className="muted">{[r.category, r.subcategory].filter(Boolean).join(' › ')}</div>
-            </li>
-          ))}
-        </ul>
-      )}
-    </div>
-  );
-}
-
-function fold(s: string) {
-  return s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
-}
-
-function highlight(text: string, q: string) {
-  const i = fold(text).indexOf(fold(q.trim()));
-  if (i < 0 || !q.trim()) return text;
-  const n = q.trim().length;
-  return (
-    <>
-      {text.slice(0, i)}
-      <mark>{text.slice(i, i + n)}</mark>
-      {text.slice(i + n)}
-    </>
   );
 }
 
@@ -255,7 +282,7 @@ function Colleagues({ caseId }: { caseId: string }) {
   return <span className="colleagues" aria-live="polite">{n === 1 ? '1 coleg studiază acum acest caz' : `${n} colegi studiază acum acest caz`}</span>;
 }
 
-function RightPanel({ target, caseId }: { target: { code: CodeId; article: string; seq: number } | null; caseId: string | null }) {
+function RightPanel({ target, caseId, mobile, sheet, onClose }: { target: Target | null; caseId: string | null; mobile: boolean; sheet: Sheet; onClose: () => void }) {
   const [height, setHeight] = useState(() => clampViewer(Number(localStorage.getItem(VIEWER_KEY)) || VIEWER_DEFAULT, window.innerHeight));
   const drag = useRef<number | null>(null);
   useEffect(() => {
@@ -279,44 +306,81 @@ function RightPanel({ target, caseId }: { target: { code: CodeId; article: strin
       window.removeEventListener('pointerup', up);
     };
   }, []);
-  const chat = useMemo(() => <TutorChat caseId={caseId} />, [caseId]);
+  const closeBtn = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (mobile && sheet) closeBtn.current?.focus();
+  }, [mobile, sheet]);
+  // Touch: dragging the sheet's handle down by more than 80 px closes it.
+  const swipe = useRef<number | null>(null);
+  if (mobile) {
+    const title = sheet === 'chat' ? 'Casus AI' : 'Coduri';
+    return (
+      <>
+        {sheet && <div className="backdrop" onClick={onClose} aria-hidden />}
+        <aside
+          className={`right-panel sheet${sheet ? ' open' : ''}`}
+          role="dialog"
+          aria-modal={sheet ? true : undefined}
+          aria-label={title}
+          aria-hidden={!sheet}
+          inert={!sheet}
+        >
+          <div
+            className="sheet-head"
+            onPointerDown={(e) => {
+              if ((e.target as HTMLElement).closest('button')) return;
+              swipe.current = e.clientY;
+              e.currentTarget.setPointerCapture?.(e.pointerId);
+            }}
+            onPointerUp={(e) => {
+              if (swipe.current !== null && e.clientY - swipe.current > 80) onClose();
+              swipe.current = null;
+            }}
+          >
+            <span className="handle" aria-hidden />
+            <strong>{title}</strong>
+            <button ref={closeBtn} className="close" aria-label="Închide" onClick={onClose}>
+              ×
+            </button>
+          </div>
+          <div className="sheet-body" hidden={sheet !== 'viewer'}>
+            <CodeViewer target={target} active={sheet === 'viewer'} />
+          </div>
+          <div className="sheet-body" hidden={sheet !== 'chat'}>
+            <TutorChat caseId={caseId} />
+          </div>
+        </aside>
+      </>
+    );
+  }
   return (
     <aside className="right-panel">
-      <div style={{ height }} className="viewer-box">
+      <div style={{ height }} className="viewer-box" data-testid="viewer-box">
         <CodeViewer target={target} />
       </div>
       <div
         className="divider"
         role="separator"
         aria-orientation="horizontal"
+        aria-label="Redimensionează"
         aria-valuenow={height}
+        aria-valuemin={150}
+        aria-valuemax={Math.round(window.innerHeight * 0.8)}
         tabIndex={0}
-        onPointerDown={(e) => (drag.current = height - e.clientY)}
+        onPointerDown={(e) => {
+          e.preventDefault();
+          drag.current = height - e.clientY;
+        }}
         onKeyDown={(e) => {
           if (e.key === 'ArrowUp' || e.key === 'ArrowDown') {
+            e.preventDefault();
             const h = clampViewer(height + (e.key === 'ArrowDown' ? 20 : -20), window.innerHeight);
             setHeight(h);
             localStorage.setItem(VIEWER_KEY, String(h));
           }
         }}
       />
-      {chat}
+      <TutorChat caseId={caseId} />
     </aside>
-  );
-}
-
-function TutorChat({ caseId }: { caseId: string | null }) {
-  const ai = aiEnabled();
-  return (
-    <section className="chat" aria-label="Casus AI">
-      <h2>Casus AI</h2>
-      <div className="messages">
-        <p className="assistant">
-          Bună! Sunt tutorele tău. Te ghidez în 4 runde cu întrebări, fără să îți dau răspunsul. {caseId ? 'Spune-mi de unde vrei să pornești.' : 'Alege un caz ca să începem.'}
-        </p>
-      </div>
-      <textarea placeholder="Scrie întrebarea ta aici..." disabled={!ai} rows={2} aria-label="Mesaj" />
-      {!ai && <p className="muted">Tutorele AI nu este configurat pe acest server.</p>}
-    </section>
   );
 }

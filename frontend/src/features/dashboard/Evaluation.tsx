@@ -1,8 +1,10 @@
 import { useState } from 'react';
 import { aiModel, supabase } from '../../lib/supabase';
+import { aiClient } from '../../lib/ai';
 import { useAuthStore } from '../../lib/auth/store';
-import { gradeBand } from '../../lib/validation';
 import { toast } from '../../components/ui/toast';
+import { CriteriaChart } from '../../components/charts/charts';
+import { breakdownRows, scoreLabel, type CriterionRow } from './score';
 
 const TEMPLATE = `Introducere: situația de fapt, calificarea juridică, problema de drept.
 Premisa majoră: norma aplicabilă (articolele, condițiile).
@@ -11,13 +13,7 @@ Concluzie: soluția.`;
 
 const ERROR = 'Ne pare rău, a apărut o eroare. Te rugăm să încerci din nou.';
 
-type Result = { score: string; value: number; feedback: string; criteria: Record<string, { score: number; max: number }> };
-
-// The AI client is loaded only when a solution is evaluated, keeping the dashboard light.
-async function aiClient(token: string) {
-  const { default: Anthropic } = await import('@anthropic-ai/sdk');
-  return new Anthropic({ baseURL: `${window.location.origin}/ai`, authToken: token, apiKey: null, dangerouslyAllowBrowser: true });
-}
+type Result = { score: string; value: number; feedback: string; criteria: CriterionRow[] };
 
 function passed(reply: string): boolean {
   try {
@@ -67,8 +63,7 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
       await ai.messages.create({ ...params, max_tokens: 4096 }, { headers: { 'X-Casus-Task': 'grade', 'X-Casus-Submission': sub.id } });
       const { data: graded } = await sb.from('case_submissions').select('score, score_value, feedback_text, score_breakdown').eq('id', sub.id).single();
       if (!graded?.score) throw new Error('Evaluarea nu a putut fi citită.');
-      const breakdown = (graded.score_breakdown ?? {}) as { criteria?: Result['criteria'] };
-      setResult({ score: graded.score, value: Number(graded.score_value), feedback: graded.feedback_text ?? '', criteria: breakdown.criteria ?? {} });
+      setResult({ score: graded.score, value: Number(graded.score_value), feedback: graded.feedback_text ?? '', criteria: breakdownRows(graded.score_breakdown) });
       toast.success('Evaluare completă!', 'Soluția ta a fost evaluată cu succes.');
     } catch (e) {
       setError(ERROR);
@@ -101,21 +96,14 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
           🤖 Hopa! Corectorul nostru a simțit miros de algoritm. Juriștii buni își scriu singuri raționamentele — încearcă din nou, cu propriile tale cuvinte.
         </p>
       )}
-      <button className="primary" disabled={!text.trim() || busy || !aiOn} onClick={evaluate} title={aiOn ? undefined : 'Evaluarea AI nu este configurată pe acest server'}>
+      <button className="primary" disabled={!text || busy || !aiOn} onClick={evaluate} title={aiOn ? undefined : 'Evaluarea AI nu este configurată pe acest server'}>
         {phase === 'detecting' ? 'Verificare AI în curs...' : phase === 'assessing' ? 'Evaluare în curs...' : 'Evaluează Soluția'}
       </button>
       {result && (
         <section className="card result" aria-label="Evaluare Completă">
           <h3>Evaluare Completă</h3>
-          <p className="big">{result.score} · {gradeBand(result.value)}</p>
-          <ul className="breakdown">
-            {Object.entries(result.criteria).map(([k, c]) => (
-              <li key={k}>
-                <span>{k}</span>
-                <meter min={0} max={c.max} value={c.score} aria-label={k} /> {c.score}/{c.max}
-              </li>
-            ))}
-          </ul>
+          <p className="big">{scoreLabel(result.score, result.value)}</p>
+          {result.criteria.some((c) => c.score != null) && <CriteriaChart rows={result.criteria} />}
           <p className="feedback">{result.feedback}</p>
           <button
             onClick={() => {

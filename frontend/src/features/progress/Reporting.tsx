@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { supabase } from '../../lib/supabase';
 import { useAuth } from '../../lib/auth/store';
 import { MyGeneratedCases } from './MyGeneratedCases';
+import { ScoreOverTime } from './ScoreOverTime';
 
 type Sub = { id: string; case_code: string; case_title: string; score: string | null; score_value: number | null; feedback_text: string | null; submitted_at: string };
 type Conv = { id: string; case_id: string | null; conversation_data: { role: string; content: string; timestamp: string }[]; message_count: number; last_message_at: string; cases: { case_code: string; title: string } | null };
@@ -20,7 +21,7 @@ export default function Reporting() {
     const load = () => {
       sb.from('submissions_with_details').select('id, case_code, case_title, score, score_value, feedback_text, submitted_at').eq('user_id', user.id).order('submitted_at', { ascending: false })
         .then(({ data }) => setSubs((data as Sub[]) ?? []));
-      sb.from('chat_conversations').select('id, case_id, conversation_data, message_count, last_message_at, cases(case_code, title)').eq('user_id', user.id).order('last_message_at', { ascending: false })
+      sb.from('chat_conversations').select('id, case_id, conversation_data, message_count, last_message_at, cases(case_code, title)').eq('user_id', user.id).gt('message_count', 0).order('last_message_at', { ascending: false })
         .then(({ data }) => setConvs((data as unknown as Conv[]) ?? []));
       sb.from('case_progress').select('case_id, case_code, case_title, status, completed_at').eq('user_id', user.id)
         .then(({ data }) => setProgress((data as Progress[]) ?? []));
@@ -50,6 +51,7 @@ export default function Reporting() {
         <section className="card stat"><h3>Submissions</h3><p className="big">{subs.length}</p></section>
         <section className="card stat"><h3>Avg Score %</h3><p className="big">{avg}</p></section>
       </div>
+      <ScoreOverTime subs={subs} />
       <section className="card">
         <h2>Submitted Solutions</h2>
         {subs.length === 0 && <p className="muted">Nu ai soluții trimise încă</p>}

@@ -1,0 +1,59 @@
+import type { CriterionRow, ScorePoint } from '../../features/dashboard/score';
+
+// Small inline SVG charts (no chart library).
+
+// Scores over time: one point per graded submission, 0-100, with the completion line (50).
+export function ScoreChart({ points, width = 640, height = 200 }: { points: ScorePoint[]; width?: number; height?: number }) {
+  const pad = { l: 34, r: 12, t: 12, b: 26 };
+  const w = width - pad.l - pad.r;
+  const h = height - pad.t - pad.b;
+  const x = (i: number) => pad.l + (points.length <= 1 ? w / 2 : (i * w) / (points.length - 1));
+  const y = (v: number) => pad.t + h - (Math.max(0, Math.min(100, v)) * h) / 100;
+  const path = points.map((p, i) => `${i ? 'L' : 'M'}${x(i).toFixed(1)},${y(p.value).toFixed(1)}`).join(' ');
+  const day = (s: string) => new Date(s).toLocaleDateString('ro-RO', { day: 'numeric', month: 'short' });
+  return (
+    <svg className="chart score-chart" viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`Evoluția punctajelor: ${points.map((p) => `${p.label} ${p.value}`).join(', ')}`}>
+      {[0, 50, 100].map((v) => (
+        <g key={v}>
+          <line x1={pad.l} x2={width - pad.r} y1={y(v)} y2={y(v)} className={v === 50 ? 'grid pass' : 'grid'} />
+          <text x={pad.l - 6} y={y(v) + 4} textAnchor="end" className="axis">{v}</text>
+        </g>
+      ))}
+      {points.length > 1 && <path d={path} className="line" fill="none" />}
+      {points.map((p, i) => (
+        <g key={i} data-testid="score-point">
+          <circle cx={x(i)} cy={y(p.value)} r={4.5} className={p.value > 50 ? 'pt pass' : 'pt'}>
+            <title>{`${p.label} — ${p.value} puncte (${day(p.at)})`}</title>
+          </circle>
+          {(points.length <= 8 || i === 0 || i === points.length - 1) && (
+            <text x={x(i)} y={height - 8} textAnchor="middle" className="axis">{day(p.at)}</text>
+          )}
+        </g>
+      ))}
+    </svg>
+  );
+}
+
+// Points per criterion against each maximum, as compact horizontal bars.
+export function CriteriaChart({ rows }: { rows: CriterionRow[] }) {
+  const rowH = 20;
+  const labelW = 250;
+  const barW = 150;
+  const width = labelW + barW + 56;
+  return (
+    <svg className="chart criteria-chart" viewBox={`0 0 ${width} ${rows.length * rowH + 4}`} role="img" aria-label="Punctaj pe criterii">
+      {rows.map((r, i) => {
+        const yy = i * rowH + 2;
+        const frac = r.score == null ? 0 : r.score / r.max;
+        return (
+          <g key={r.code} data-testid="criterion">
+            <text x={0} y={yy + 13} className="label">{`${r.code} ${r.label}`}</text>
+            <rect x={labelW} y={yy + 3} width={barW} height={12} rx={3} className="track" />
+            <rect x={labelW} y={yy + 3} width={barW * frac} height={12} rx={3} className={frac >= 0.7 ? 'bar good' : frac >= 0.5 ? 'bar mid' : 'bar low'} />
+            <text x={labelW + barW + 8} y={yy + 13} className="value">{r.score == null ? `–/${r.max}` : `${r.score}/${r.max}`}</text>
+          </g>
+        );
+      })}
+    </svg>
+  );
+}
