@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -68,7 +69,7 @@ func OpenPools(ctx context.Context, databaseURL string, secret []byte, maxConns 
 	}
 	pw := AuthenticatorPassword(secret)
 	// Identifiers cannot be bound; the role name is a constant and the password is hex.
-	if _, err := owner.Exec(ctx, fmt.Sprintf("alter role %s with login password '%s'", AuthenticatorRole, pw)); err != nil {
+	if err := alterRoleRetrying(ctx, owner, fmt.Sprintf("alter role %s with login password '%s'", AuthenticatorRole, pw)); err != nil {
 		owner.Close()
 		return nil, fmt.Errorf("prepare authenticator role: %w", err)
 	}
@@ -163,4 +164,26 @@ func Bring(ctx context.Context, log *slog.Logger, databaseURL string, explicit b
 		return "", func() {}, err
 	}
 	return databaseURL, stop, nil
+}
+
+// alterRoleRetrying runs an ALTER ROLE. Roles are cluster-wide, so servers and test processes
+// starting at once on other databases of the same cluster may update the same pg_authid row;
+// PostgreSQL then fails the loser with "tuple concurrently updated" (XX000), which is safe to retry.
+func alterRoleRetrying(ctx context.Context, pool *pgxpool.Pool, stmt string) error {
+	var err error
+	for attempt := 0; attempt < 8; attempt++ {
+		if _, err = pool.Exec(ctx, stmt); err == nil {
+			return nil
+		}
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "XX000" || !strings.Contains(pgErr.Message, "concurrently updated") {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt+1) * 20 * time.Millisecond):
+		}
+	}
+	return err
 }
