@@ -104,17 +104,19 @@ update auth.flow_state set auth_code_issued_at = now(), updated_at = now() where
 -- name: FlowStateTake :one
 delete from auth.flow_state where auth_code = $1 returning *;
 
--- name: SessionUserFull :one
--- The user of a live session with its identities in GoTrue's shape, in one round trip.
+-- name: SessionUserIdentities :many
+-- GET /user in one round trip: the user of a live session, one row per identity (a user
+-- without identities gives one row with null identity columns). Plain columns, so the
+-- JSON is written once, by the server, instead of built in SQL and re-parsed.
 select u.id, u.email, u.email_confirmed_at, u.confirmed_at, u.confirmation_sent_at, u.recovery_sent_at,
   u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data, u.created_at, u.updated_at,
-  coalesce((select json_agg(json_build_object(
-    'identity_id', i.id, 'id', i.provider_id, 'user_id', i.user_id, 'identity_data', i.identity_data,
-    'provider', i.provider, 'last_sign_in_at', i.last_sign_in_at, 'created_at', i.created_at,
-    'updated_at', i.updated_at, 'email', i.email) order by i.created_at)
-  from auth.identities i where i.user_id = u.id), '[]')::text as identities_json
-from auth.users u join auth.sessions s on s.user_id = u.id
-where s.id = sqlc.arg(session_id) and u.id = sqlc.arg(user_id) and u.deleted_at is null;
+  i.id as identity_id, i.provider_id as identity_provider_id, i.identity_data, i.provider as identity_provider,
+  i.last_sign_in_at as identity_last_sign_in_at, i.created_at as identity_created_at,
+  i.updated_at as identity_updated_at, i.email as identity_email
+from auth.sessions s join auth.users u on u.id = s.user_id
+left join auth.identities i on i.user_id = u.id
+where s.id = sqlc.arg(session_id) and s.user_id = sqlc.arg(user_id) and u.deleted_at is null
+order by i.created_at, i.id;
 
 -- name: SessionStart :one
 -- A sign-in in one atomic statement: the session, its first refresh token and the user's

@@ -420,23 +420,21 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// getUser is the hot path of every page load: one query for user, session and identities.
+// getUser is the hot path of every page load: one statement checks the session and reads
+// the user with its identities; the body is written without reflection (userjson.go).
 func (s *Server) getUser(w http.ResponseWriter, r *http.Request) error {
 	_, uid, sid, err := s.verifyUserToken(r)
 	if err != nil {
 		return err
 	}
-	row, err := s.q.SessionUserFull(r.Context(), dbsqlc.SessionUserFullParams{SessionID: sid, UserID: uid})
-	if errors.Is(err, pgx.ErrNoRows) {
-		return errSessionNotFound
-	}
+	rows, err := s.q.SessionUserIdentities(r.Context(), dbsqlc.SessionUserIdentitiesParams{SessionID: sid, UserID: uid})
 	if err != nil {
 		return err
 	}
-	u := dbsqlc.AuthUser{ID: row.ID, Email: row.Email, EmailConfirmedAt: row.EmailConfirmedAt, ConfirmedAt: row.ConfirmedAt,
-		ConfirmationSentAt: row.ConfirmationSentAt, RecoverySentAt: row.RecoverySentAt, LastSignInAt: row.LastSignInAt,
-		RawAppMetaData: row.RawAppMetaData, RawUserMetaData: row.RawUserMetaData, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt}
-	httpx.WriteJSON(w, 200, userObject(u, json.RawMessage(row.IdentitiesJson)))
+	if len(rows) == 0 {
+		return errSessionNotFound
+	}
+	writeSessionUser(w, rows)
 	return nil
 }
 
