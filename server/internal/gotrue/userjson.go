@@ -1,7 +1,9 @@
 package gotrue
 
 import (
+	"bytes"
 	"net/http"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -34,6 +36,15 @@ func writeSessionUser(w http.ResponseWriter, rows []dbsqlc.SessionUserIdentities
 }
 
 func appendSessionUser(b []byte, rows []dbsqlc.SessionUserIdentitiesRow) []byte {
+	if len(rows) > 1 { // identities in creation order, as IdentitiesByUser lists them
+		sort.SliceStable(rows, func(i, j int) bool {
+			a, c := rows[i].IdentityCreatedAt.Time, rows[j].IdentityCreatedAt.Time
+			if !a.Equal(c) {
+				return a.Before(c)
+			}
+			return bytes.Compare(rows[i].IdentityID.Bytes[:], rows[j].IdentityID.Bytes[:]) < 0
+		})
+	}
 	u := rows[0]
 	id := uuidString(u.ID)
 	b = append(b, `{"id":`...)

@@ -3,6 +3,7 @@ package gotrue
 import (
 	"encoding/json"
 	"reflect"
+	"sort"
 	"testing"
 	"time"
 
@@ -31,12 +32,13 @@ func TestUserJSONMatchesEncoder(t *testing.T) {
 	id1.IdentityCreatedAt, id1.IdentityUpdatedAt = at("2026-01-01T00:00:00Z"), at("2026-01-02T00:00:00Z")
 	id2.IdentityID = pgtype.UUID{Bytes: [16]byte{2}, Valid: true}
 	id2.IdentityProviderID, id2.IdentityProvider = ptr("prov-2"), ptr("github")
-	id2.IdentityData = []byte(`[]`) // not an object: {} as jsonObject does
+	id2.IdentityData = []byte(`[]`)                    // not an object: {} as jsonObject does
+	id2.IdentityCreatedAt = at("2026-02-01T00:00:00Z") // listed second although its row comes first
 	noMeta := base
 	noMeta.RawUserMetaData, noMeta.Email, noMeta.CreatedAt = nil, nil, pgtype.Timestamptz{}
 
 	for name, rows := range map[string][]dbsqlc.SessionUserIdentitiesRow{
-		"no identities": {base}, "two identities": {id1, id2}, "null metadata": {noMeta},
+		"no identities": {base}, "two identities": {id2, id1}, "null metadata": {noMeta},
 	} {
 		t.Run(name, func(t *testing.T) {
 			u := rows[0]
@@ -44,7 +46,9 @@ func TestUserJSONMatchesEncoder(t *testing.T) {
 				ConfirmationSentAt: u.ConfirmationSentAt, RecoverySentAt: u.RecoverySentAt, LastSignInAt: u.LastSignInAt,
 				RawAppMetaData: u.RawAppMetaData, RawUserMetaData: u.RawUserMetaData, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
 			identities := []any{}
-			for _, r := range rows {
+			sorted := append([]dbsqlc.SessionUserIdentitiesRow(nil), rows...)
+			sort.Slice(sorted, func(i, j int) bool { return sorted[i].IdentityCreatedAt.Time.Before(sorted[j].IdentityCreatedAt.Time) })
+			for _, r := range sorted {
 				if !r.IdentityID.Valid {
 					continue
 				}
