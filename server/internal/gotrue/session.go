@@ -89,7 +89,7 @@ func jsonObject(b []byte) json.RawMessage {
 func (s *Server) issueSession(ctx context.Context, r *http.Request, u dbsqlc.AuthUser, method string) (map[string]any, error) {
 	ua := r.UserAgent()
 	var ip *netip.Addr
-	if a, err := netip.ParseAddr(httpx.ClientIP(r)); err == nil {
+	if a, err := netip.ParseAddr(httpx.ClientIP(r, s.d.Config.TrustedProxies)); err == nil {
 		ip = &a
 	}
 	// One statement, one round trip: sign-in throughput should be bound by bcrypt alone.
