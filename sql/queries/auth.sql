@@ -119,8 +119,8 @@ left join auth.identities i on i.user_id = u.id
 where s.id = sqlc.arg(session_id) and s.user_id = sqlc.arg(user_id) and u.deleted_at is null;
 
 -- name: SessionStart :one
--- A sign-in in one atomic statement: the session, its first refresh token and the user's
--- last_sign_in_at, returning the session id and the identities in GoTrue's shape.
+-- A sign-in in one atomic statement: the session, its first refresh token, how it was
+-- authenticated (the amr claim) and the user's last_sign_in_at, returning the session id and the identities in GoTrue's shape.
 with s as (
   insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip, refreshed_at)
   values (gen_random_uuid(), sqlc.arg(user_id), now(), now(), 'aal1', sqlc.arg(user_agent), sqlc.narg(ip)::inet, now())
@@ -128,6 +128,9 @@ with s as (
 ), t as (
   insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id)
   select '00000000-0000-0000-0000-000000000000', sqlc.arg(token), s.user_id::text, false, now(), now(), s.id from s
+), a as (
+  insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method)
+  select s.id, now(), now(), sqlc.arg(method) from s
 ), u as (
   update auth.users set last_sign_in_at = now(), updated_at = now() where id = (select user_id from s)
   returning last_sign_in_at
@@ -139,3 +142,8 @@ select s.id, (select last_sign_in_at from u) as last_sign_in_at,
     'updated_at', i.updated_at, 'email', i.email) order by i.created_at)
   from auth.identities i where i.user_id = s.user_id), '[]')::text as identities_json
 from s;
+
+-- name: SessionAMR :many
+-- The session's authentication methods for the amr claim, the most recent first (GoTrue).
+select authentication_method, updated_at from auth.mfa_amr_claims where session_id = $1
+order by updated_at desc, authentication_method;

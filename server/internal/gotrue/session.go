@@ -94,16 +94,42 @@ func (s *Server) issueSession(ctx context.Context, r *http.Request, u dbsqlc.Aut
 	}
 	// One statement, one round trip: sign-in throughput should be bound by bcrypt alone.
 	refresh := randomToken(16)
-	row, err := s.q.SessionStart(ctx, dbsqlc.SessionStartParams{UserID: u.ID, UserAgent: &ua, Ip: ip, Token: &refresh})
+	row, err := s.q.SessionStart(ctx, dbsqlc.SessionStartParams{UserID: u.ID, UserAgent: &ua, Ip: ip, Token: &refresh, Method: method})
 	if err != nil {
 		return nil, err
 	}
 	u.LastSignInAt = row.LastSignInAt
-	return s.tokenResponse(u, row.ID, refresh, method, json.RawMessage(row.IdentitiesJson))
+	amr := []authn.AMREntry{{Method: method, Timestamp: row.LastSignInAt.Time.Unix()}}
+	return s.tokenResponse(u, row.ID, refresh, amr, json.RawMessage(row.IdentitiesJson))
+}
+
+// Authentication methods of the amr claim, GoTrue's names: a password sign-in (and a
+// sign-up that confirms at once), an e-mailed link or code followed in the implicit flow,
+// and the methods a PKCE flow records, which its code exchange reports.
+const (
+	amrPassword    = "password"
+	amrOTP         = "otp"
+	amrEmailSignup = "email/signup"
+	amrRecovery    = "recovery"
+	amrMagicLink   = "magiclink"
+)
+
+// sessionAMR is the session's amr claim as stored at sign-in, most recent first: a
+// refreshed token keeps the factors (and times) of the original authentication.
+func sessionAMR(ctx context.Context, q *dbsqlc.Queries, sid pgtype.UUID) ([]authn.AMREntry, error) {
+	rows, err := q.SessionAMR(ctx, sid)
+	if err != nil {
+		return nil, err
+	}
+	amr := make([]authn.AMREntry, 0, len(rows))
+	for _, r := range rows {
+		amr = append(amr, authn.AMREntry{Method: r.AuthenticationMethod, Timestamp: r.UpdatedAt.Time.Unix()})
+	}
+	return amr, nil
 }
 
 // tokenResponse signs an access token for the session and builds the response body.
-func (s *Server) tokenResponse(u dbsqlc.AuthUser, sid pgtype.UUID, refresh, method string, identities any) (map[string]any, error) {
+func (s *Server) tokenResponse(u dbsqlc.AuthUser, sid pgtype.UUID, refresh string, amr []authn.AMREntry, identities any) (map[string]any, error) {
 	now := time.Now()
 	exp := now.Add(s.d.Config.JWTExpiry)
 	var appMeta, userMeta map[string]any
@@ -111,8 +137,7 @@ func (s *Server) tokenResponse(u dbsqlc.AuthUser, sid pgtype.UUID, refresh, meth
 	_ = json.Unmarshal(u.RawUserMetaData, &userMeta)
 	c := &authn.Claims{
 		Role: authn.RoleAuthenticated, Email: deref(u.Email), SessionID: uuidString(sid),
-		AppMetadata: appMeta, UserMetadata: userMeta, AAL: "aal1",
-		AMR: []authn.AMREntry{{Method: method, Timestamp: now.Unix()}},
+		AppMetadata: appMeta, UserMetadata: userMeta, AAL: "aal1", AMR: amr,
 	}
 	c.Subject = uuidString(u.ID)
 	c.Audience = jwt.ClaimStrings{"authenticated"}

@@ -268,6 +268,37 @@ func (q *Queries) RefreshTokenRevoke(ctx context.Context, id int64) error {
 	return err
 }
 
+const sessionAMR = `-- name: SessionAMR :many
+select authentication_method, updated_at from auth.mfa_amr_claims where session_id = $1
+order by updated_at desc, authentication_method
+`
+
+type SessionAMRRow struct {
+	AuthenticationMethod string             `json:"authentication_method"`
+	UpdatedAt            pgtype.Timestamptz `json:"updated_at"`
+}
+
+// The session's authentication methods for the amr claim, the most recent first (GoTrue).
+func (q *Queries) SessionAMR(ctx context.Context, sessionID pgtype.UUID) ([]SessionAMRRow, error) {
+	rows, err := q.db.Query(ctx, sessionAMR, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []SessionAMRRow
+	for rows.Next() {
+		var i SessionAMRRow
+		if err := rows.Scan(&i.AuthenticationMethod, &i.UpdatedAt); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const sessionDelete = `-- name: SessionDelete :exec
 delete from auth.sessions where id = $1
 `
@@ -285,6 +316,9 @@ with s as (
 ), t as (
   insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id)
   select '00000000-0000-0000-0000-000000000000', $4, s.user_id::text, false, now(), now(), s.id from s
+), a as (
+  insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method)
+  select s.id, now(), now(), $5 from s
 ), u as (
   update auth.users set last_sign_in_at = now(), updated_at = now() where id = (select user_id from s)
   returning last_sign_in_at
@@ -303,6 +337,7 @@ type SessionStartParams struct {
 	UserAgent *string     `json:"user_agent"`
 	Ip        *netip.Addr `json:"ip"`
 	Token     *string     `json:"token"`
+	Method    string      `json:"method"`
 }
 
 type SessionStartRow struct {
@@ -311,14 +346,15 @@ type SessionStartRow struct {
 	IdentitiesJson string             `json:"identities_json"`
 }
 
-// A sign-in in one atomic statement: the session, its first refresh token and the user's
-// last_sign_in_at, returning the session id and the identities in GoTrue's shape.
+// A sign-in in one atomic statement: the session, its first refresh token, how it was
+// authenticated (the amr claim) and the user's last_sign_in_at, returning the session id and the identities in GoTrue's shape.
 func (q *Queries) SessionStart(ctx context.Context, arg SessionStartParams) (SessionStartRow, error) {
 	row := q.db.QueryRow(ctx, sessionStart,
 		arg.UserID,
 		arg.UserAgent,
 		arg.Ip,
 		arg.Token,
+		arg.Method,
 	)
 	var i SessionStartRow
 	err := row.Scan(&i.ID, &i.LastSignInAt, &i.IdentitiesJson)
