@@ -406,12 +406,11 @@ func (s *Server) tokenPKCE(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {
-	u, c, err := s.currentUser(r)
+	u, sid, err := s.currentUser(r)
 	if err != nil {
 		return err
 	}
 	ctx := r.Context()
-	sid, _ := parseUUID(c.SessionID)
 	switch r.URL.Query().Get("scope") {
 	case "", "global":
 		err = s.q.SessionsDeleteForUser(ctx, u.ID)
@@ -432,7 +431,7 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {
 // getUser is the hot path of every page load: one statement checks the session and reads
 // the user with its identities; the body is written without reflection (userjson.go).
 func (s *Server) getUser(w http.ResponseWriter, r *http.Request) error {
-	_, uid, sid, err := s.verifyUserToken(r)
+	uid, sid, err := s.verifyUserToken(r)
 	if err != nil {
 		return err
 	}
