@@ -139,4 +139,3 @@ func validAudience(raw json.RawMessage) bool {
 func (k *Keys) initVerifiers() {
 	k.verifiers.New = func() any { return &verifier{mac: hmac.New(sha256.New, k.secret), buf: make([]byte, 0, 1024)} }
 }
-
