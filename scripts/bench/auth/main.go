@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/crypto/bcrypt"
 
@@ -184,13 +185,24 @@ func getUser(ctx context.Context, dbURL, base, anon string, sessions []session) 
 		}
 		defer conns[w].Close()
 	}
-	const lookup = `select u.id, u.email, u.raw_user_meta_data, u.raw_app_meta_data from auth.users u join auth.sessions s on s.user_id = u.id where s.user_id = $1 limit 1`
+	// The baseline reads the user row through the token's session, as GET /user must (the
+	// session still exists, the user is not deleted), without the HTTP, JWT and JSON work.
+	sids := make([]string, len(sessions))
+	for i, s := range sessions {
+		claims := jwt.MapClaims{}
+		if _, _, err := jwt.NewParser().ParseUnverified(s.access, claims); err != nil {
+			log.Fatal(err)
+		}
+		sids[i], _ = claims["session_id"].(string)
+	}
+	const lookup = `select u.id, u.email, u.raw_user_meta_data, u.raw_app_meta_data from auth.users u join auth.sessions s on s.user_id = u.id
+where s.id = $1 and s.user_id = $2 and u.deleted_at is null`
 	var rawErr atomic.Int64
 	rawRate, userRate, rawLat, userLat, userErr := paired(conc, rounds, duration/rounds,
 		func(w int) error {
 			var id, email string
 			var a, b []byte
-			err := pool.QueryRow(ctx, lookup, sessions[w%users].id).Scan(&id, &email, &a, &b)
+			err := pool.QueryRow(ctx, lookup, sids[w%users], sessions[w%users].id).Scan(&id, &email, &a, &b)
 			if err != nil {
 				rawErr.Add(1)
 			}
