@@ -94,10 +94,17 @@ describe('auth with supabase-js', () => {
     expect(u.user?.id).toBe(data.user?.id);
     expect(u.user?.user_metadata.username).toBe(meta.username);
 
+    // amr (read by supabase-js from the access token): the password sign-in, kept as it
+    // was (same method, same time) by a refreshed token.
+    const aal = (await sb.auth.mfa.getAuthenticatorAssuranceLevel()).data!;
+    expect(aal.currentLevel).toBe('aal1');
+    expect(aal.currentAuthenticationMethods.map((m) => m.method)).toEqual(['password']);
+
     const before = signed.data.session!.refresh_token;
     const refreshed = await sb.auth.refreshSession();
     expect(refreshed.error).toBeNull();
     expect(refreshed.data.session!.refresh_token).not.toBe(before);
+    expect((await sb.auth.mfa.getAuthenticatorAssuranceLevel()).data!.currentAuthenticationMethods).toEqual(aal.currentAuthenticationMethods);
 
     const upd = await sb.auth.updateUser({ password: 'parola-noua' });
     expect(upd.error).toBeNull();
@@ -157,6 +164,8 @@ describe('auth with supabase-js', () => {
     expect(error).toBeNull();
     expect(data.session?.user.email).toBe(email);
     expect(events).toContain('PASSWORD_RECOVERY');
+    // The code exchange reports the flow's method, as GoTrue does.
+    expect((await sb.auth.mfa.getAuthenticatorAssuranceLevel()).data!.currentAuthenticationMethods.map((m) => m.method)).toEqual(['recovery']);
     expect((await sb.auth.updateUser({ password: 'parola-pkce' })).error).toBeNull();
     expect((await client().auth.signInWithPassword({ email, password: 'parola-pkce' })).error).toBeNull();
   });
@@ -168,6 +177,8 @@ describe('auth with supabase-js', () => {
     const { sb, events } = await landOn(await follow((await mailTo(email)).link));
     expect(events).toContain('SIGNED_IN');
     expect((await sb.auth.getUser()).data.user?.email).toBe(email);
+    // A link followed in the implicit flow: GoTrue's "otp".
+    expect((await sb.auth.mfa.getAuthenticatorAssuranceLevel()).data!.currentAuthenticationMethods.map((m) => m.method)).toEqual(['otp']);
 
     const fresh = address('resend');
     expect((await client().auth.signUp({ email: fresh, password: 'parola1' })).error).toBeNull();
