@@ -386,3 +386,25 @@ func sessionIP(t *testing.T, e *env, email string) string {
 	}
 	return ip
 }
+
+// A token of a deleted user gets GoTrue's 403 user_not_found (supabase-js apps sign out on
+// it); a token of an ended session, 403 session_not_found.
+func TestTokenOfDeletedUser(t *testing.T) {
+	e := start(t, nil)
+	s := e.signupConfirmed("gone@example.ro", "secret1")
+	access := s["access_token"].(string)
+	if r := e.do("GET", "/auth/v1/user", nil, access); r.status != 200 {
+		t.Fatalf("user: %v", r.body)
+	}
+	id := s["user"].(map[string]any)["id"].(string)
+	if r := e.do("DELETE", "/auth/v1/admin/users/"+id, nil, e.srv.Deps.Keys.ServiceKey); r.status != 200 {
+		t.Fatalf("delete: %v", r.body)
+	}
+	r := e.do("GET", "/auth/v1/user", nil, access)
+	e.expectErr(r, 403, "user_not_found")
+	if r.body["msg"] != "User from sub claim in JWT does not exist" {
+		t.Fatalf("msg %v", r.body["msg"])
+	}
+	e.expectErr(e.do("POST", "/auth/v1/logout", nil, access), 403, "user_not_found")
+	e.expectErr(e.do("PUT", "/auth/v1/user", map[string]any{"data": map[string]any{"x": 1}}, access), 403, "user_not_found")
+}

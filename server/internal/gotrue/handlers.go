@@ -440,7 +440,7 @@ func (s *Server) getUser(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if len(rows) == 0 {
-		return errSessionNotFound
+		return s.noSessionError(r.Context(), uid)
 	}
 	writeSessionUser(w, rows)
 	return nil

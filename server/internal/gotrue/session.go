@@ -186,9 +186,22 @@ func (s *Server) currentUser(r *http.Request) (dbsqlc.AuthUser, pgtype.UUID, err
 	}
 	u, err := s.q.SessionUser(r.Context(), dbsqlc.SessionUserParams{SessionID: sid, UserID: uid})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return dbsqlc.AuthUser{}, sid, errSessionNotFound
+		return dbsqlc.AuthUser{}, sid, s.noSessionError(r.Context(), uid)
 	}
 	return u, sid, err
+}
+
+// noSessionError tells, as GoTrue does, a token whose user is gone (403 user_not_found)
+// from one whose session ended (403 session_not_found). Only failures pay for the query.
+func (s *Server) noSessionError(ctx context.Context, uid pgtype.UUID) error {
+	_, err := s.q.UserGetByID(ctx, uid)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return errJWTUserNotFound
+	case err != nil:
+		return err
+	}
+	return errSessionNotFound
 }
 
 func randomToken(n int) string {
