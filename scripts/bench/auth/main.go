@@ -35,10 +35,10 @@ const (
 	// hits both; sign-in rounds are longer since one sign-in takes a sizeable part of a second.
 	rounds       = 5
 	signInRounds = 3
-	// serverPoolSize is the server's connection pool size (db.OpenPools' default); the raw
-	// baseline uses as many connections.
-	serverPoolSize = 16
 )
+
+// poolSize is the server's pool size (DB_POOL_SIZE) and the raw baseline's.
+var poolSize *int
 
 // paired runs base and measured in alternating rounds of d at the same concurrency and
 // returns both mean rates, their latencies and the measured side's errors.
@@ -58,6 +58,7 @@ func paired(conc, rounds int, d time.Duration, base, measured func(int) error) (
 
 func main() {
 	only := flag.String("only", "", "run one figure: signin, refresh or user")
+	poolSize = flag.Int("pool", 16, "connections in the server's pools and in the raw baseline's (16 is the server's default)")
 	flag.Parse()
 	run := func(name string) bool { return *only == "" || *only == name }
 	ctx := context.Background()
@@ -66,7 +67,7 @@ func main() {
 		log.Fatal(err)
 	}
 	defer drop()
-	srv, err := benchutil.StartServer(ctx, dbURL, "MAILER_AUTOCONFIRM=true", "RATE_LIMIT_ENABLED=false")
+	srv, err := benchutil.StartServer(ctx, dbURL, "MAILER_AUTOCONFIRM=true", "RATE_LIMIT_ENABLED=false", fmt.Sprintf("DB_POOL_SIZE=%d", *poolSize))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -163,13 +164,13 @@ func getUser(ctx context.Context, dbURL, base, anon string, sessions []session) 
 
 	// GET /user vs the same lookup straight through pgx. Fresh sign-ins: the refresh run
 	// rotated the first sessions' tokens, access tokens stay valid.
-	// Same pool size as the server's (db.OpenPools' default) and the same 32 workers on
-	// both sides; pgxpool's own default would be max(4, CPUs) connections.
+	// Same pool size as the server's (-pool, DB_POOL_SIZE) and the same 32 workers on both
+	// sides; pgxpool's own default would be max(4, CPUs) connections.
 	poolCfg, err := pgxpool.ParseConfig(dbURL)
 	if err != nil {
 		log.Fatal(err)
 	}
-	poolCfg.MaxConns = serverPoolSize
+	poolCfg.MaxConns = int32(*poolSize)
 	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
 	if err != nil {
 		log.Fatal(err)

@@ -51,6 +51,7 @@ type Config struct {
 
 	DBSchemas        []string      // DB_SCHEMAS, first is the default
 	DBMaxRows        int           // DB_MAX_ROWS (0 = unlimited)
+	DBPoolSize       int           // DB_POOL_SIZE: connections per pool (0 = the default, 16)
 	StatementTimeout time.Duration // DB_STATEMENT_TIMEOUT (ms)
 	MaxBodyBytes     int64         // MAX_BODY_BYTES
 
@@ -135,6 +136,7 @@ func Load() (*Config, error) {
 	c.RateLimitVerify = num("RATE_LIMIT_VERIFY", 30)
 	c.RateLimitSignUp = num("RATE_LIMIT_SIGNUP", 30)
 	c.DBMaxRows = num("DB_MAX_ROWS", 1000)
+	c.DBPoolSize = num("DB_POOL_SIZE", 0)
 	c.StatementTimeout = time.Duration(num("DB_STATEMENT_TIMEOUT", 8000)) * time.Millisecond
 	c.MaxBodyBytes = int64(num("MAX_BODY_BYTES", 1<<20))
 	c.AIDailyRequests = num("AI_DAILY_REQUESTS", 200)
