@@ -37,8 +37,9 @@ const (
 	signInRounds = 3
 )
 
-// poolSize is the server's pool size (DB_POOL_SIZE) and the raw baseline's.
-var poolSize *int
+// poolSize is the server's pool size (DB_POOL_SIZE) and the raw baseline's; userConc the
+// workers of each side of the GET /user figure.
+var poolSize, userConc *int
 
 // paired runs base and measured in alternating rounds of d at the same concurrency and
 // returns both mean rates, their latencies and the measured side's errors.
@@ -58,6 +59,7 @@ func paired(conc, rounds int, d time.Duration, base, measured func(int) error) (
 
 func main() {
 	only := flag.String("only", "", "run one figure: signin, refresh or user")
+	userConc = flag.Int("conc", 32, "workers on each side of the GET /user figure")
 	poolSize = flag.Int("pool", 16, "connections in the server's pools and in the raw baseline's (16 is the server's default)")
 	flag.Parse()
 	run := func(name string) bool { return *only == "" || *only == name }
@@ -160,7 +162,7 @@ func refreshes(c *http.Client, base string, hdr map[string]string, sessions []se
 
 // getUser compares GET /auth/v1/user with the same lookup straight through pgx.
 func getUser(ctx context.Context, dbURL, base, anon string, sessions []session) {
-	const conc = 32
+	conc := *userConc
 
 	// GET /user vs the same lookup straight through pgx. Fresh sign-ins: the refresh run
 	// rotated the first sessions' tokens, access tokens stay valid.
