@@ -52,6 +52,9 @@ function client(flowType: 'implicit' | 'pkce' = 'implicit'): SupabaseClient {
   return createClient(url, anonKey, { auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false, flowType } });
 }
 
+// amrMethod is the method of an amr entry (supabase-js types allow RFC 8176's bare strings).
+const amrMethod = (m: string | { method: string }) => (typeof m === 'string' ? m : m.method);
+
 const admin = createClient(url, process.env.SERVICE_ROLE_KEY!, { auth: { persistSession: false, autoRefreshToken: false } });
 let n = 0;
 const address = (p: string) => `${p}-${Date.now()}-${n++}@example.ro`;
@@ -94,10 +97,17 @@ describe('auth with supabase-js', () => {
     expect(u.user?.id).toBe(data.user?.id);
     expect(u.user?.user_metadata.username).toBe(meta.username);
 
+    // amr (read by supabase-js from the access token): the password sign-in, kept as it
+    // was (same method, same time) by a refreshed token.
+    const aal = (await sb.auth.mfa.getAuthenticatorAssuranceLevel()).data!;
+    expect(aal.currentLevel).toBe('aal1');
+    expect(aal.currentAuthenticationMethods.map(amrMethod)).toEqual(['password']);
+
     const before = signed.data.session!.refresh_token;
     const refreshed = await sb.auth.refreshSession();
     expect(refreshed.error).toBeNull();
     expect(refreshed.data.session!.refresh_token).not.toBe(before);
+    expect((await sb.auth.mfa.getAuthenticatorAssuranceLevel()).data!.currentAuthenticationMethods).toEqual(aal.currentAuthenticationMethods);
 
     const upd = await sb.auth.updateUser({ password: 'parola-noua' });
     expect(upd.error).toBeNull();
@@ -157,6 +167,8 @@ describe('auth with supabase-js', () => {
     expect(error).toBeNull();
     expect(data.session?.user.email).toBe(email);
     expect(events).toContain('PASSWORD_RECOVERY');
+    // The code exchange reports the flow's method, as GoTrue does.
+    expect((await sb.auth.mfa.getAuthenticatorAssuranceLevel()).data!.currentAuthenticationMethods.map(amrMethod)).toEqual(['recovery']);
     expect((await sb.auth.updateUser({ password: 'parola-pkce' })).error).toBeNull();
     expect((await client().auth.signInWithPassword({ email, password: 'parola-pkce' })).error).toBeNull();
   });
@@ -168,6 +180,8 @@ describe('auth with supabase-js', () => {
     const { sb, events } = await landOn(await follow((await mailTo(email)).link));
     expect(events).toContain('SIGNED_IN');
     expect((await sb.auth.getUser()).data.user?.email).toBe(email);
+    // A link followed in the implicit flow: GoTrue's "otp".
+    expect((await sb.auth.mfa.getAuthenticatorAssuranceLevel()).data!.currentAuthenticationMethods.map(amrMethod)).toEqual(['otp']);
 
     const fresh = address('resend');
     expect((await client().auth.signUp({ email: fresh, password: 'parola1' })).error).toBeNull();

@@ -4,17 +4,24 @@
 //     ceiling: every sign-in is one bcrypt comparison);
 //   - refresh-token rotation throughput;
 //   - GET /auth/v1/user throughput vs a raw pgx lookup of the same user and session at
-//     the same concurrency.
+//     the same concurrency (32 workers on both sides, the server's pool size for the raw
+//     pool, the apikey the server publishes, a lean keep-alive HTTP client).
+//
+// -only signin|refresh|user runs one figure.
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"log"
+	"net/http"
 	"sync/atomic"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/crypto/bcrypt"
 
@@ -29,6 +36,10 @@ const (
 	rounds       = 5
 	signInRounds = 3
 )
+
+// poolSize is the server's pool size (DB_POOL) and the raw baseline's; userConc the
+// workers of each side of the GET /user figure.
+var poolSize, userConc *int
 
 // paired runs base and measured in alternating rounds of d at the same concurrency and
 // returns both mean rates, their latencies and the measured side's errors.
@@ -47,22 +58,37 @@ func paired(conc, rounds int, d time.Duration, base, measured func(int) error) (
 }
 
 func main() {
+	only := flag.String("only", "", "run one figure: signin, refresh or user")
+	userConc = flag.Int("conc", 32, "workers on each side of the GET /user figure")
+	poolSize = flag.Int("pool", 16, "connections in the server's pools and in the raw baseline's (16 is the server's default)")
+	flag.Parse()
+	run := func(name string) bool { return *only == "" || *only == name }
 	ctx := context.Background()
 	dbURL, drop, err := benchutil.TempDatabase(ctx, "casus_bench_auth")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer drop()
-	srv, err := benchutil.StartServer(ctx, dbURL, "MAILER_AUTOCONFIRM=true", "RATE_LIMIT_ENABLED=false")
+	srv, err := benchutil.StartServer(ctx, dbURL, "MAILER_AUTOCONFIRM=true", "RATE_LIMIT_ENABLED=false", fmt.Sprintf("DB_POOL=%d", *poolSize))
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer srv.Stop()
-	anon := benchutil.Token("anon", "", time.Hour)
-	hdr := map[string]string{"apikey": anon, "Content-Type": "application/json"}
 	c := benchutil.Client(64)
+	// The anon key the server publishes, which is what supabase-js sends as apikey.
+	cfgBody, err := benchutil.Do(c, "GET", srv.URL+"/config.json", nil, nil)
+	if err != nil {
+		log.Fatal("config.json: ", err)
+	}
+	var pub struct {
+		SupabaseAnonKey string `json:"supabaseAnonKey"`
+	}
+	if err := json.Unmarshal(cfgBody, &pub); err != nil || pub.SupabaseAnonKey == "" {
+		log.Fatal("config.json: no anon key: ", string(cfgBody))
+	}
+	anon := pub.SupabaseAnonKey
+	hdr := map[string]string{"apikey": anon, "Content-Type": "application/json"}
 
-	type session struct{ access, refresh, id string }
 	sessions := make([]session, users)
 	for i := range sessions {
 		body, _ := json.Marshal(map[string]string{"email": fmt.Sprintf("bench%d@example.ro", i), "password": "parola-bench"})
@@ -80,29 +106,47 @@ func main() {
 	}
 	fmt.Printf("auth benchmark: %d users, %s per figure (ratios: alternating rounds), loopback, server pid %d\n\n", users, duration, srv.Cmd.Process.Pid)
 
-	// Baseline 1: bcrypt comparisons per second at cost 10, as many workers as sign-ins.
+	const conc = 32
+	if run("signin") {
+		signIn(c, srv.URL, hdr)
+	}
+	if run("refresh") {
+		refreshes(c, srv.URL, hdr, sessions[:conc])
+	}
+	if run("user") {
+		getUser(ctx, dbURL, srv.URL, anon, sessions)
+	}
+}
+
+type session struct{ access, refresh, id string }
+
+// signIn compares password sign-ins with bcrypt comparisons at cost 10, as many workers
+// as sign-ins.
+func signIn(c *http.Client, base string, hdr map[string]string) {
 	hash, _ := bcrypt.GenerateFromPassword([]byte("parola-bench"), 10)
 	const signConc = 8
 	bcryptRate, signRate, _, signLat, signErr := paired(signConc, signInRounds, 2*time.Second,
 		func(int) error { return bcrypt.CompareHashAndPassword(hash, []byte("parola-bench")) },
 		func(w int) error {
 			body, _ := json.Marshal(map[string]string{"email": fmt.Sprintf("bench%d@example.ro", w), "password": "parola-bench"})
-			_, err := benchutil.Do(c, "POST", srv.URL+"/auth/v1/token?grant_type=password", body, hdr)
+			_, err := benchutil.Do(c, "POST", base+"/auth/v1/token?grant_type=password", body, hdr)
 			return err
 		})
 	fmt.Printf("bcrypt cost 10 (baseline):  %7.1f comparisons/s  (%d workers)\n", bcryptRate, signConc)
 	fmt.Printf("password sign-in:           %7.1f sign-ins/s     p50 %s p99 %s, errors %d\n", signRate, benchutil.MS(benchutil.Percentile(signLat, 50)), benchutil.MS(benchutil.Percentile(signLat, 99)), signErr)
 	fmt.Printf("ratio sign-in / bcrypt:     %7.2f   (target ≥ 0.9)\n\n", signRate/bcryptRate)
+}
 
-	// Refresh rotation: each worker rotates its own chain.
-	const conc = 32
+// refreshes measures refresh-token rotation: each worker rotates its own chain.
+func refreshes(c *http.Client, base string, hdr map[string]string, sessions []session) {
+	conc := len(sessions)
 	refresh := make([]string, conc)
 	for i := range refresh {
 		refresh[i] = sessions[i].refresh
 	}
 	refRate, refLat, refErr := benchutil.Run(conc, duration, func(w int) error {
 		body, _ := json.Marshal(map[string]string{"refresh_token": refresh[w]})
-		b, err := benchutil.Do(c, "POST", srv.URL+"/auth/v1/token?grant_type=refresh_token", body, hdr)
+		b, err := benchutil.Do(c, "POST", base+"/auth/v1/token?grant_type=refresh_token", body, hdr)
 		if err != nil {
 			return err
 		}
@@ -114,33 +158,68 @@ func main() {
 		return nil
 	})
 	fmt.Printf("refresh-token rotation:     %7.1f refreshes/s    p50 %s p99 %s, errors %d (%d workers)\n\n", refRate, benchutil.MS(benchutil.Percentile(refLat, 50)), benchutil.MS(benchutil.Percentile(refLat, 99)), refErr, conc)
+}
+
+// getUser compares GET /auth/v1/user with the same lookup straight through pgx.
+func getUser(ctx context.Context, dbURL, base, anon string, sessions []session) {
+	conc := *userConc
 
 	// GET /user vs the same lookup straight through pgx. Fresh sign-ins: the refresh run
 	// rotated the first sessions' tokens, access tokens stay valid.
-	pool, err := pgxpool.New(ctx, dbURL)
+	// Same pool size as the server's (-pool, DB_POOL) and the same 32 workers on both
+	// sides; pgxpool's own default would be max(4, CPUs) connections.
+	poolCfg, err := pgxpool.ParseConfig(dbURL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	poolCfg.MaxConns = int32(*poolSize)
+	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer pool.Close()
-	userHdr := make([]map[string]string, users)
-	for i := range userHdr {
-		userHdr[i] = map[string]string{"apikey": anon, "Authorization": "Bearer " + sessions[i].access}
+	// One keep-alive connection per worker with a lean HTTP/1.1 client (see RawConn); every
+	// answer must be a 200 carrying the worker's user id.
+	conns := make([]*benchutil.RawConn, conc)
+	for w := range conns {
+		hdr := map[string]string{"apikey": anon, "Authorization": "Bearer " + sessions[w%users].access}
+		if conns[w], err = benchutil.DialRaw(base, "GET", "/auth/v1/user", hdr); err != nil {
+			log.Fatal(err)
+		}
+		defer conns[w].Close()
 	}
-	const lookup = `select u.id, u.email, u.raw_user_meta_data, u.raw_app_meta_data from auth.users u join auth.sessions s on s.user_id = u.id where s.user_id = $1 limit 1`
+	// The baseline reads the user row through the token's session, as GET /user must (the
+	// session still exists, the user is not deleted), without the HTTP, JWT and JSON work.
+	sids := make([]string, len(sessions))
+	for i, s := range sessions {
+		claims := jwt.MapClaims{}
+		if _, _, err := jwt.NewParser().ParseUnverified(s.access, claims); err != nil {
+			log.Fatal(err)
+		}
+		sids[i], _ = claims["session_id"].(string)
+	}
+	const lookup = `select u.id, u.email, u.raw_user_meta_data, u.raw_app_meta_data from auth.users u join auth.sessions s on s.user_id = u.id
+where s.id = $1 and s.user_id = $2 and u.deleted_at is null`
 	var rawErr atomic.Int64
 	rawRate, userRate, rawLat, userLat, userErr := paired(conc, rounds, duration/rounds,
 		func(w int) error {
 			var id, email string
 			var a, b []byte
-			err := pool.QueryRow(ctx, lookup, sessions[w%users].id).Scan(&id, &email, &a, &b)
+			err := pool.QueryRow(ctx, lookup, sids[w%users], sessions[w%users].id).Scan(&id, &email, &a, &b)
 			if err != nil {
 				rawErr.Add(1)
 			}
 			return err
 		},
 		func(w int) error {
-			_, err := benchutil.Do(c, "GET", srv.URL+"/auth/v1/user", nil, userHdr[w%users])
-			return err
+			status, body, err := conns[w].Do()
+			if err != nil {
+				return err
+			}
+			if status != 200 || !bytes.Contains(body, []byte(sessions[w%users].id)) {
+				return fmt.Errorf("GET /user: %d %s", status, body)
+			}
+			return nil
 		})
 	fmt.Printf("raw pgx user lookup (base): %7.1f lookups/s     p50 %s p99 %s, errors %d (%d workers)\n", rawRate, benchutil.MS(benchutil.Percentile(rawLat, 50)), benchutil.MS(benchutil.Percentile(rawLat, 99)), rawErr.Load(), conc)
 	fmt.Printf("GET /auth/v1/user:          %7.1f requests/s    p50 %s p99 %s, errors %d\n", userRate, benchutil.MS(benchutil.Percentile(userLat, 50)), benchutil.MS(benchutil.Percentile(userLat, 99)), userErr)

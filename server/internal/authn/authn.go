@@ -9,6 +9,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -64,12 +65,14 @@ type Keys struct {
 	secret     []byte
 	AnonKey    string
 	ServiceKey string
+	verifiers  sync.Pool // *verifier: keyed HMAC state for VerifySession
 }
 
 // NewKeys derives the anon and service-role keys from the secret. They are
 // deterministic (fixed iat) so `casus keys` prints the same values every time.
 func NewKeys(secret []byte) (*Keys, error) {
 	k := &Keys{secret: secret}
+	k.initVerifiers()
 	issued := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	mk := func(role string) (string, error) {
 		c := jwt.MapClaims{"iss": "casus", "role": role, "iat": issued.Unix(), "exp": issued.AddDate(10, 0, 0).Unix()}
@@ -90,7 +93,10 @@ func (k *Keys) Sign(c *Claims) (string, error) {
 	return jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(k.secret)
 }
 
-var parser = jwt.NewParser(jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired(), jwt.WithLeeway(5*time.Second))
+// leeway is the clock skew allowed on exp and nbf.
+const leeway = 5 * time.Second
+
+var parser = jwt.NewParser(jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired(), jwt.WithLeeway(leeway))
 
 // Verify checks signature, algorithm and expiry and returns the claims.
 func (k *Keys) Verify(token string) (*Claims, error) {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -44,12 +45,15 @@ type Config struct {
 	RateLimitVerify  int // RATE_LIMIT_VERIFY per 5 minutes per IP
 	RateLimitSignUp  int // RATE_LIMIT_SIGNUP per hour per IP
 	RateLimitEnabled bool
+	// TrustedProxies (TRUSTED_PROXIES: comma-separated CIDRs or addresses) are the reverse
+	// proxies whose X-Forwarded-For is believed; with none, the socket peer is the client.
+	TrustedProxies []netip.Prefix
 
 	DBSchemas        []string      // DB_SCHEMAS, first is the default
 	DBMaxRows        int           // DB_MAX_ROWS (0 = unlimited)
 	StatementTimeout time.Duration // DB_STATEMENT_TIMEOUT (ms)
 	MaxBodyBytes     int64         // MAX_BODY_BYTES
-	DBPool           int           // DB_POOL: connections of the data API pool (PostgREST's db-pool)
+	DBPool           int           // DB_POOL: connections in each of the two pools, owner and API (PostgREST's db-pool)
 
 	// AI gateway.
 	AIProvider      string // AI_PROVIDER: anthropic | openai | "" (auto: anthropic when a key is set)
@@ -78,6 +82,7 @@ func (c *Config) LogValue() slog.Value {
 		slog.Bool("smtp", c.SMTPHost != ""),
 		slog.Bool("autoconfirm", c.MailerAutoconfirm),
 		slog.String("ai_provider", c.AIProvider),
+		slog.Any("trusted_proxies", c.TrustedProxies),
 	)
 }
 
@@ -116,6 +121,7 @@ func Load() (*Config, error) {
 	}
 	_, c.DatabaseURLSet = os.LookupEnv("DATABASE_URL")
 	var errs []error
+	var err error
 	num := func(key string, def int) int {
 		v, err := envInt(key, def)
 		if err != nil {
@@ -139,6 +145,9 @@ func Load() (*Config, error) {
 	c.RateLimitEnabled = envBool("RATE_LIMIT_ENABLED", true)
 	c.DBSchemas = splitList(env("DB_SCHEMAS", "public"))
 	c.AdditionalRedirectURLs = splitList(os.Getenv("ADDITIONAL_REDIRECT_URLS"))
+	if c.TrustedProxies, err = ParsePrefixes(os.Getenv("TRUSTED_PROXIES")); err != nil {
+		errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %w", err))
+	}
 	c.AIModels = splitList(os.Getenv("AI_ALLOWED_MODELS"))
 	if len(c.AIModels) == 0 {
 		c.AIModels = []string{c.AIModel}
@@ -237,6 +246,29 @@ func envBool(key string, def bool) bool {
 		return false
 	}
 	return def
+}
+
+// ParsePrefixes reads a comma-separated list of CIDRs ("10.0.0.0/8", "fd00::/8") or
+// single addresses ("172.17.0.1", a /32 or /128).
+func ParsePrefixes(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, item := range splitList(s) {
+		if strings.Contains(item, "/") {
+			p, err := netip.ParsePrefix(item)
+			if err != nil {
+				return nil, fmt.Errorf("%q is not a CIDR: %w", item, err)
+			}
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(item)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an address or CIDR", item)
+		}
+		a = a.Unmap()
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
 }
 
 func splitList(s string) []string {

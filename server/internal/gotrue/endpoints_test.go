@@ -1,8 +1,10 @@
 package gotrue_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"testing"
@@ -305,7 +307,10 @@ func TestProductionNeedsSMTP(t *testing.T) {
 
 // Failed sign-ins are limited per address whatever the client's IP.
 func TestFailedSignInsPerAddress(t *testing.T) {
-	e := start(t, func(c *config.Config) { c.RateLimitSignIn = 2 })
+	e := start(t, func(c *config.Config) {
+		c.RateLimitSignIn = 2
+		c.TrustedProxies = loopbackProxy // the test plays a proxy passing several clients' addresses
+	})
 	e.signupConfirmed("guess@example.ro", "secret1") // one successful sign-in: not counted
 	signIn := func(ip, password string) resp {
 		return e.doWith("POST", "/auth/v1/token?grant_type=password", map[string]any{"email": "guess@example.ro", "password": password}, map[string]string{"X-Forwarded-For": ip})
@@ -316,4 +321,90 @@ func TestFailedSignInsPerAddress(t *testing.T) {
 	if r := e.doWith("POST", "/auth/v1/token?grant_type=password", map[string]any{"email": "someone@example.ro", "password": "x"}, map[string]string{"X-Forwarded-For": "10.0.0.4"}); r.status != 400 {
 		t.Fatalf("another address: %d", r.status)
 	}
+}
+
+var loopbackProxy = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+
+// With no trusted proxies (the default) X-Forwarded-For is ignored: a client changing it
+// on every request stays in its own per-IP bucket, and the session records the peer.
+func TestForgedForwardedForDoesNotEscapeLimit(t *testing.T) {
+	e := start(t, func(c *config.Config) { c.RateLimitSignUp = 2 })
+	signUp := func(i int, xff string) resp {
+		return e.doWith("POST", "/auth/v1/signup", map[string]any{"email": fmt.Sprintf("spoof%d@example.ro", i), "password": "secret1"},
+			map[string]string{"X-Forwarded-For": xff})
+	}
+	for i, xff := range []string{"198.51.100.1", "198.51.100.2"} {
+		if r := signUp(i, xff); r.status != 200 {
+			t.Fatalf("sign-up %d: %d %v", i, r.status, r.body)
+		}
+	}
+	e.expectErr(signUp(3, "198.51.100.3"), 429, "over_request_rate_limit")
+	e.expectErr(signUp(4, "203.0.113.77, 198.51.100.4"), 429, "over_request_rate_limit")
+
+	// The session's ip column holds the socket peer, not the forged header.
+	e2 := start(t, func(c *config.Config) { c.MailerAutoconfirm = true })
+	r := e2.doWith("POST", "/auth/v1/signup", map[string]any{"email": "ip@example.ro", "password": "secret1"}, map[string]string{"X-Forwarded-For": "198.51.100.50"})
+	if r.status != 200 {
+		t.Fatalf("sign-up: %d %v", r.status, r.body)
+	}
+	if ip := sessionIP(t, e2, "ip@example.ro"); ip != "127.0.0.1" {
+		t.Fatalf("session ip %q, want the peer 127.0.0.1", ip)
+	}
+}
+
+// Behind a trusted proxy the right-most untrusted hop is the client: forged hops to its
+// left do not open a new bucket, a different real client does.
+func TestTrustedProxyForwardedFor(t *testing.T) {
+	e := start(t, func(c *config.Config) {
+		c.RateLimitSignUp = 2
+		c.MailerAutoconfirm = true
+		c.TrustedProxies = loopbackProxy
+	})
+	signUp := func(email, xff string) resp {
+		return e.doWith("POST", "/auth/v1/signup", map[string]any{"email": email, "password": "secret1"}, map[string]string{"X-Forwarded-For": xff})
+	}
+	for i, xff := range []string{"1.1.1.1, 198.51.100.9", "2.2.2.2, 198.51.100.9"} {
+		if r := signUp(fmt.Sprintf("a%d@example.ro", i), xff); r.status != 200 {
+			t.Fatalf("sign-up %d: %d %v", i, r.status, r.body)
+		}
+	}
+	e.expectErr(signUp("a3@example.ro", "3.3.3.3, 198.51.100.9"), 429, "over_request_rate_limit")
+	if r := signUp("b@example.ro", "198.51.100.10"); r.status != 200 {
+		t.Fatalf("another client behind the proxy: %d %v", r.status, r.body)
+	}
+	if ip := sessionIP(t, e, "b@example.ro"); ip != "198.51.100.10" {
+		t.Fatalf("session ip %q, want the forwarded client", ip)
+	}
+}
+
+func sessionIP(t *testing.T, e *env, email string) string {
+	t.Helper()
+	var ip string
+	err := e.srv.Deps.Owner.QueryRow(t.Context(), `select coalesce(host(s.ip), '') from auth.sessions s join auth.users u on u.id = s.user_id where u.email = $1`, email).Scan(&ip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ip
+}
+
+// A token of a deleted user gets GoTrue's 403 user_not_found (supabase-js apps sign out on
+// it); a token of an ended session, 403 session_not_found.
+func TestTokenOfDeletedUser(t *testing.T) {
+	e := start(t, nil)
+	s := e.signupConfirmed("gone@example.ro", "secret1")
+	access := s["access_token"].(string)
+	if r := e.do("GET", "/auth/v1/user", nil, access); r.status != 200 {
+		t.Fatalf("user: %v", r.body)
+	}
+	id := s["user"].(map[string]any)["id"].(string)
+	if r := e.do("DELETE", "/auth/v1/admin/users/"+id, nil, e.srv.Deps.Keys.ServiceKey); r.status != 200 {
+		t.Fatalf("delete: %v", r.body)
+	}
+	r := e.do("GET", "/auth/v1/user", nil, access)
+	e.expectErr(r, 403, "user_not_found")
+	if r.body["msg"] != "User from sub claim in JWT does not exist" {
+		t.Fatalf("msg %v", r.body["msg"])
+	}
+	e.expectErr(e.do("POST", "/auth/v1/logout", nil, access), 403, "user_not_found")
+	e.expectErr(e.do("PUT", "/auth/v1/user", map[string]any{"data": map[string]any{"x": 1}}, access), 403, "user_not_found")
 }

@@ -45,6 +45,7 @@ var (
 	errExpiredJWT         = errf(403, "bad_jwt", "invalid JWT: unable to parse or verify signature, token has invalid claims: token is expired")
 	errSessionNotFound    = errf(403, "session_not_found", "Session from session_id claim in JWT does not exist")
 	errUserNotFound       = errf(404, "user_not_found", "User not found")
+	errJWTUserNotFound    = errf(403, "user_not_found", "User from sub claim in JWT does not exist")
 	errRefreshNotFound    = errf(400, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
 	errRefreshUsed        = errf(400, "refresh_token_already_used", "Invalid Refresh Token: Already Used")
 	errOTPExpired         = errf(403, "otp_expired", "Email link is invalid or has expired")

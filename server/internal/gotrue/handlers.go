@@ -104,7 +104,7 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		if p.CodeChallenge != "" {
-			return s.createFlow(ctx, q, u.ID, p.CodeChallenge, p.CodeChallengeMethod, "email/signup")
+			return s.createFlow(ctx, q, u.ID, p.CodeChallenge, p.CodeChallengeMethod, amrEmailSignup)
 		}
 		return nil
 	})
@@ -115,7 +115,7 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if autoconfirm {
-		out, err := s.issueSession(ctx, r, u, "password")
+		out, err := s.issueSession(ctx, r, u, amrPassword)
 		if err != nil {
 			return err
 		}
@@ -273,7 +273,7 @@ func (s *Server) tokenPassword(w http.ResponseWriter, r *http.Request) error {
 	if u.BannedUntil.Valid && u.BannedUntil.Time.After(time.Now()) {
 		return errf(400, "user_banned", "User is banned")
 	}
-	out, err := s.issueSession(ctx, r, u, "password")
+	out, err := s.issueSession(ctx, r, u, amrPassword)
 	if err != nil {
 		return err
 	}
@@ -341,7 +341,11 @@ func (s *Server) tokenRefresh(w http.ResponseWriter, r *http.Request) error {
 				return err
 			}
 		}
-		out, err = s.tokenResponse(u, rt.SessionID, next, "password", s.identities(ctx, q, u))
+		amr, err := sessionAMR(ctx, q, rt.SessionID)
+		if err != nil {
+			return err
+		}
+		out, err = s.tokenResponse(u, rt.SessionID, next, amr, s.identities(ctx, q, u))
 		return err
 	})
 	if reused {
@@ -388,7 +392,12 @@ func (s *Server) tokenPKCE(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return errUserNotFound
 	}
-	out, err := s.issueSession(ctx, r, u, "otp")
+	// As GoTrue: the session of a PKCE exchange is authenticated by the flow's method.
+	method := fs.AuthenticationMethod
+	if strings.HasSuffix(method, "signup") {
+		method = amrEmailSignup
+	}
+	out, err := s.issueSession(ctx, r, u, method)
 	if err != nil {
 		return err
 	}
@@ -397,12 +406,11 @@ func (s *Server) tokenPKCE(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {
-	u, c, err := s.currentUser(r)
+	u, sid, err := s.currentUser(r)
 	if err != nil {
 		return err
 	}
 	ctx := r.Context()
-	sid, _ := parseUUID(c.SessionID)
 	switch r.URL.Query().Get("scope") {
 	case "", "global":
 		err = s.q.SessionsDeleteForUser(ctx, u.ID)
@@ -420,23 +428,21 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// getUser is the hot path of every page load: one query for user, session and identities.
+// getUser is the hot path of every page load: one statement checks the session and reads
+// the user with its identities; the body is written without reflection (userjson.go).
 func (s *Server) getUser(w http.ResponseWriter, r *http.Request) error {
-	_, uid, sid, err := s.verifyUserToken(r)
+	uid, sid, err := s.verifyUserToken(r)
 	if err != nil {
 		return err
 	}
-	row, err := s.q.SessionUserFull(r.Context(), dbsqlc.SessionUserFullParams{SessionID: sid, UserID: uid})
-	if errors.Is(err, pgx.ErrNoRows) {
-		return errSessionNotFound
-	}
+	rows, err := s.q.SessionUserIdentities(r.Context(), dbsqlc.SessionUserIdentitiesParams{SessionID: sid, UserID: uid})
 	if err != nil {
 		return err
 	}
-	u := dbsqlc.AuthUser{ID: row.ID, Email: row.Email, EmailConfirmedAt: row.EmailConfirmedAt, ConfirmedAt: row.ConfirmedAt,
-		ConfirmationSentAt: row.ConfirmationSentAt, RecoverySentAt: row.RecoverySentAt, LastSignInAt: row.LastSignInAt,
-		RawAppMetaData: row.RawAppMetaData, RawUserMetaData: row.RawUserMetaData, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt}
-	httpx.WriteJSON(w, 200, userObject(u, json.RawMessage(row.IdentitiesJson)))
+	if len(rows) == 0 {
+		return s.noSessionError(r.Context(), uid)
+	}
+	writeSessionUser(w, rows)
 	return nil
 }
 
@@ -496,7 +502,7 @@ func (s *Server) recover(w http.ResponseWriter, r *http.Request) error {
 			return errOverEmail
 		}
 		if p.CodeChallenge != "" {
-			if err := s.createFlow(ctx, s.q, u.ID, p.CodeChallenge, p.CodeChallengeMethod, "recovery"); err != nil {
+			if err := s.createFlow(ctx, s.q, u.ID, p.CodeChallenge, p.CodeChallengeMethod, amrRecovery); err != nil {
 				return err
 			}
 		}
@@ -532,7 +538,7 @@ func (s *Server) otp(w http.ResponseWriter, r *http.Request) error {
 		return errOverEmail
 	}
 	if p.CodeChallenge != "" {
-		if err := s.createFlow(ctx, s.q, u.ID, p.CodeChallenge, p.CodeChallengeMethod, "magiclink"); err != nil {
+		if err := s.createFlow(ctx, s.q, u.ID, p.CodeChallenge, p.CodeChallengeMethod, amrMagicLink); err != nil {
 			return err
 		}
 	}
@@ -622,7 +628,7 @@ func (s *Server) verifyGet(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
-	authMethod := map[string]string{"signup": "email/signup", "recovery": "recovery", "magiclink": "magiclink"}[typ]
+	authMethod := map[string]string{"signup": amrEmailSignup, "recovery": amrRecovery, "magiclink": amrMagicLink}[typ]
 	if fs, err := s.q.FlowStateByUser(ctx, dbsqlc.FlowStateByUserParams{UserID: u.ID, AuthMethod: authMethod}); err == nil {
 		if err := s.q.FlowStateIssue(ctx, fs.ID); err != nil {
 			return err
@@ -634,7 +640,7 @@ func (s *Server) verifyGet(w http.ResponseWriter, r *http.Request) error {
 		http.Redirect(w, r, redirect+sep+"code="+url.QueryEscape(fs.AuthCode), http.StatusSeeOther)
 		return nil
 	}
-	out, err := s.issueSession(ctx, r, u, "otp")
+	out, err := s.issueSession(ctx, r, u, amrOTP)
 	if err != nil {
 		return err
 	}
@@ -664,7 +670,7 @@ func (s *Server) verifyPost(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := s.issueSession(r.Context(), r, u, "otp")
+	out, err := s.issueSession(r.Context(), r, u, amrOTP)
 	if err != nil {
 		return err
 	}

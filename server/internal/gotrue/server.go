@@ -245,7 +245,7 @@ func (s *Server) limit(family string, next httpx.HandlerFunc) httpx.HandlerFunc 
 		case "recover", "otp":
 			n, per = c.RateLimitEmail, time.Hour
 		}
-		if !s.limits.allow(family+"|"+httpx.ClientIP(r), n, per) {
+		if !s.limits.allow(family+"|"+httpx.ClientIP(r, s.d.Config.TrustedProxies), n, per) {
 			return errOverRequest
 		}
 		return next(w, r)

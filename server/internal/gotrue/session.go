@@ -89,21 +89,47 @@ func jsonObject(b []byte) json.RawMessage {
 func (s *Server) issueSession(ctx context.Context, r *http.Request, u dbsqlc.AuthUser, method string) (map[string]any, error) {
 	ua := r.UserAgent()
 	var ip *netip.Addr
-	if a, err := netip.ParseAddr(httpx.ClientIP(r)); err == nil {
+	if a, err := netip.ParseAddr(httpx.ClientIP(r, s.d.Config.TrustedProxies)); err == nil {
 		ip = &a
 	}
 	// One statement, one round trip: sign-in throughput should be bound by bcrypt alone.
 	refresh := randomToken(16)
-	row, err := s.q.SessionStart(ctx, dbsqlc.SessionStartParams{UserID: u.ID, UserAgent: &ua, Ip: ip, Token: &refresh})
+	row, err := s.q.SessionStart(ctx, dbsqlc.SessionStartParams{UserID: u.ID, UserAgent: &ua, Ip: ip, Token: &refresh, Method: method})
 	if err != nil {
 		return nil, err
 	}
 	u.LastSignInAt = row.LastSignInAt
-	return s.tokenResponse(u, row.ID, refresh, method, json.RawMessage(row.IdentitiesJson))
+	amr := []authn.AMREntry{{Method: method, Timestamp: row.LastSignInAt.Time.Unix()}}
+	return s.tokenResponse(u, row.ID, refresh, amr, json.RawMessage(row.IdentitiesJson))
+}
+
+// Authentication methods of the amr claim, GoTrue's names: a password sign-in (and a
+// sign-up that confirms at once), an e-mailed link or code followed in the implicit flow,
+// and the methods a PKCE flow records, which its code exchange reports.
+const (
+	amrPassword    = "password"
+	amrOTP         = "otp"
+	amrEmailSignup = "email/signup"
+	amrRecovery    = "recovery"
+	amrMagicLink   = "magiclink"
+)
+
+// sessionAMR is the session's amr claim as stored at sign-in, most recent first: a
+// refreshed token keeps the factors (and times) of the original authentication.
+func sessionAMR(ctx context.Context, q *dbsqlc.Queries, sid pgtype.UUID) ([]authn.AMREntry, error) {
+	rows, err := q.SessionAMR(ctx, sid)
+	if err != nil {
+		return nil, err
+	}
+	amr := make([]authn.AMREntry, 0, len(rows))
+	for _, r := range rows {
+		amr = append(amr, authn.AMREntry{Method: r.AuthenticationMethod, Timestamp: r.UpdatedAt.Time.Unix()})
+	}
+	return amr, nil
 }
 
 // tokenResponse signs an access token for the session and builds the response body.
-func (s *Server) tokenResponse(u dbsqlc.AuthUser, sid pgtype.UUID, refresh, method string, identities any) (map[string]any, error) {
+func (s *Server) tokenResponse(u dbsqlc.AuthUser, sid pgtype.UUID, refresh string, amr []authn.AMREntry, identities any) (map[string]any, error) {
 	now := time.Now()
 	exp := now.Add(s.d.Config.JWTExpiry)
 	var appMeta, userMeta map[string]any
@@ -111,8 +137,7 @@ func (s *Server) tokenResponse(u dbsqlc.AuthUser, sid pgtype.UUID, refresh, meth
 	_ = json.Unmarshal(u.RawUserMetaData, &userMeta)
 	c := &authn.Claims{
 		Role: authn.RoleAuthenticated, Email: deref(u.Email), SessionID: uuidString(sid),
-		AppMetadata: appMeta, UserMetadata: userMeta, AAL: "aal1",
-		AMR: []authn.AMREntry{{Method: method, Timestamp: now.Unix()}},
+		AppMetadata: appMeta, UserMetadata: userMeta, AAL: "aal1", AMR: amr,
 	}
 	c.Subject = uuidString(u.ID)
 	c.Audience = jwt.ClaimStrings{"authenticated"}
@@ -129,46 +154,54 @@ func (s *Server) tokenResponse(u dbsqlc.AuthUser, sid pgtype.UUID, refresh, meth
 	}, nil
 }
 
-// sessionClaims are the claims a user request needs; decoding only these (and not the
-// metadata a token carries) keeps GET /user cheap.
-type sessionClaims struct {
-	jwt.RegisteredClaims
-	Role      string `json:"role"`
-	SessionID string `json:"session_id"`
-}
-
-// verifyUserToken checks the bearer token of a user request.
-func (s *Server) verifyUserToken(r *http.Request) (*sessionClaims, pgtype.UUID, pgtype.UUID, error) {
+// verifyUserToken checks the bearer token of a user request and returns its user and
+// session ids. authn.VerifySession decodes only the claims needed here (not the metadata
+// a token carries), which keeps GET /user cheap.
+func (s *Server) verifyUserToken(r *http.Request) (pgtype.UUID, pgtype.UUID, error) {
 	tok := authn.BearerToken(r)
 	if tok == "" {
-		return nil, pgtype.UUID{}, pgtype.UUID{}, errNoAuth
+		return pgtype.UUID{}, pgtype.UUID{}, errNoAuth
 	}
-	c := &sessionClaims{}
-	if err := s.d.Keys.VerifyInto(tok, c); err != nil {
+	c, err := s.d.Keys.VerifySession(tok)
+	if err != nil {
 		if errors.Is(err, authn.ErrExpiredToken) {
-			return nil, pgtype.UUID{}, pgtype.UUID{}, errExpiredJWT
+			return pgtype.UUID{}, pgtype.UUID{}, errExpiredJWT
 		}
-		return nil, pgtype.UUID{}, pgtype.UUID{}, errBadJWT
+		return pgtype.UUID{}, pgtype.UUID{}, errBadJWT
 	}
 	uid, err1 := parseUUID(c.Subject)
 	sid, err2 := parseUUID(c.SessionID)
 	if err1 != nil || err2 != nil || c.Role != authn.RoleAuthenticated {
-		return nil, pgtype.UUID{}, pgtype.UUID{}, errBadJWT
+		return pgtype.UUID{}, pgtype.UUID{}, errBadJWT
 	}
-	return c, uid, sid, nil
+	return uid, sid, nil
 }
 
-// currentUser verifies the bearer token and loads its user through its live session.
-func (s *Server) currentUser(r *http.Request) (dbsqlc.AuthUser, *sessionClaims, error) {
-	c, uid, sid, err := s.verifyUserToken(r)
+// currentUser verifies the bearer token and loads its user through its live session; it
+// returns the session id too.
+func (s *Server) currentUser(r *http.Request) (dbsqlc.AuthUser, pgtype.UUID, error) {
+	uid, sid, err := s.verifyUserToken(r)
 	if err != nil {
-		return dbsqlc.AuthUser{}, nil, err
+		return dbsqlc.AuthUser{}, sid, err
 	}
 	u, err := s.q.SessionUser(r.Context(), dbsqlc.SessionUserParams{SessionID: sid, UserID: uid})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return dbsqlc.AuthUser{}, nil, errSessionNotFound
+		return dbsqlc.AuthUser{}, sid, s.noSessionError(r.Context(), uid)
 	}
-	return u, c, err
+	return u, sid, err
+}
+
+// noSessionError tells, as GoTrue does, a token whose user is gone (403 user_not_found)
+// from one whose session ended (403 session_not_found). Only failures pay for the query.
+func (s *Server) noSessionError(ctx context.Context, uid pgtype.UUID) error {
+	_, err := s.q.UserGetByID(ctx, uid)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return errJWTUserNotFound
+	case err != nil:
+		return err
+	}
+	return errSessionNotFound
 }
 
 func randomToken(n int) string {

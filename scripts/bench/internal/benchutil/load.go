@@ -1,9 +1,15 @@
 package benchutil
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -80,3 +86,119 @@ type StatusError struct {
 }
 
 func (e *StatusError) Error() string { return http.StatusText(e.Status) + ": " + e.Body }
+
+// RawConn is a minimal keep-alive HTTP/1.1 client on one connection, the way wrk-style
+// load generators work: the request bytes are prepared once and each call writes them and
+// reads one response (Content-Length or chunked). The load generator shares the CPU with
+// the server and PostgreSQL, so its own cost per request is kept close to that of the
+// pgx client it is compared with; net/http's client spends about twice as much.
+type RawConn struct {
+	conn net.Conn
+	r    *bufio.Reader
+	req  []byte
+	body []byte
+}
+
+// DialRaw connects to base (http://host:port) for repeated requests of method and path
+// with the headers (no body).
+func DialRaw(base, method, path string, hdr map[string]string) (*RawConn, error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return nil, err
+	}
+	c, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: casus-bench\r\n", method, path, u.Host)
+	for k, v := range hdr {
+		fmt.Fprintf(&b, "%s: %s\r\n", k, v)
+	}
+	b.WriteString("\r\n")
+	return &RawConn{conn: c, r: bufio.NewReaderSize(c, 16<<10), req: []byte(b.String())}, nil
+}
+
+// Close closes the connection.
+func (rc *RawConn) Close() error { return rc.conn.Close() }
+
+// Do sends the request and returns the status and the body (valid until the next call).
+func (rc *RawConn) Do() (int, []byte, error) {
+	if _, err := rc.conn.Write(rc.req); err != nil {
+		return 0, nil, err
+	}
+	line, err := rc.r.ReadSlice('\n')
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.1 ")) {
+		return 0, nil, fmt.Errorf("bad status line %q", line)
+	}
+	status, err := strconv.Atoi(string(line[9:12]))
+	if err != nil {
+		return 0, nil, fmt.Errorf("bad status line %q", line)
+	}
+	length, chunked := -1, false
+	for {
+		line, err = rc.r.ReadSlice('\n')
+		if err != nil {
+			return 0, nil, err
+		}
+		if len(line) <= 2 {
+			break
+		}
+		k, v, _ := bytes.Cut(bytes.TrimRight(line, "\r\n"), []byte(":"))
+		v = bytes.TrimSpace(v)
+		switch {
+		case bytes.EqualFold(k, []byte("Content-Length")):
+			if length, err = strconv.Atoi(string(v)); err != nil {
+				return 0, nil, err
+			}
+		case bytes.EqualFold(k, []byte("Transfer-Encoding")):
+			chunked = bytes.EqualFold(v, []byte("chunked"))
+		}
+	}
+	rc.body = rc.body[:0]
+	switch {
+	case chunked:
+		for {
+			line, err = rc.r.ReadSlice('\n')
+			if err != nil {
+				return 0, nil, err
+			}
+			n, err := strconv.ParseInt(string(bytes.TrimSpace(line)), 16, 32)
+			if err != nil {
+				return 0, nil, err
+			}
+			if n == 0 {
+				if _, err = rc.r.ReadSlice('\n'); err != nil { // no trailers: the final CRLF
+					return 0, nil, err
+				}
+				break
+			}
+			if rc.body, err = readN(rc.r, rc.body, int(n)+2); err != nil {
+				return 0, nil, err
+			}
+			rc.body = rc.body[:len(rc.body)-2]
+		}
+	case length >= 0:
+		if rc.body, err = readN(rc.r, rc.body, length); err != nil {
+			return 0, nil, err
+		}
+	default:
+		return 0, nil, fmt.Errorf("response without length")
+	}
+	return status, rc.body, nil
+}
+
+func readN(r *bufio.Reader, dst []byte, n int) ([]byte, error) {
+	start := len(dst)
+	if cap(dst)-start < n {
+		grown := make([]byte, start, start+n)
+		copy(grown, dst)
+		dst = grown
+	}
+	dst = dst[:start+n]
+	_, err := io.ReadFull(r, dst[start:])
+	return dst, err
+}

@@ -45,6 +45,15 @@ type AuthIdentity struct {
 	ID           pgtype.UUID        `json:"id"`
 }
 
+// auth: stores authenticator method reference claims for multi factor authentication
+type AuthMfaAmrClaim struct {
+	SessionID            pgtype.UUID        `json:"session_id"`
+	CreatedAt            pgtype.Timestamptz `json:"created_at"`
+	UpdatedAt            pgtype.Timestamptz `json:"updated_at"`
+	AuthenticationMethod string             `json:"authentication_method"`
+	ID                   pgtype.UUID        `json:"id"`
+}
+
 type AuthOneTimeToken struct {
 	ID        pgtype.UUID        `json:"id"`
 	UserID    pgtype.UUID        `json:"user_id"`
