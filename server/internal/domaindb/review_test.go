@@ -139,6 +139,20 @@ func TestReviewRPCs(t *testing.T) {
 	if audits("reject") != 1 {
 		t.Fatal("no reject audit")
 	}
+	// The rejected case leaves other students' sidebar, search and direct reads; its author
+	// and moderators still read it.
+	for _, w := range []who{f.b, f.a, f.mod} {
+		var seen int
+		if err := f.scalar(w, &seen, `select count(*) from public.cases where id = $1`, f.generated); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int{true: 0, false: 1}[w.id == f.b.id]; seen != want {
+			t.Errorf("%s sees the rejected case %d times, want %d", w.name, seen, want)
+		}
+	}
+	if err := f.scalar(f.b, &n, `select count(*) from public.search_cases('PEN2BBB', 10)`); err != nil || n != 0 {
+		t.Errorf("B's search finds the rejected case: %d %v", n, err)
+	}
 	// B sees nothing of A's in their own list.
 	if err := f.scalar(f.b, &n, `select count(*) from public.my_generated_cases()`); err != nil || n != 0 {
 		t.Fatalf("B's list: %d %v", n, err)
