@@ -124,6 +124,8 @@ test('study: tree, search, case, article jump, divider, evaluation and My Progre
     const sorted = [...times].sort((a, b) => a - b);
     measure('article_jump_ms_median', sorted[Math.floor(sorted.length / 2)], 'ms', `Civil Code loaded; ${times.map((t) => t.toFixed(0)).join(', ')} ms for 5 badges`);
     measure('article_jump_ms_max', sorted.at(-1)!, 'ms');
+    // The README's dashboard picture: a case open, its last article highlighted in the viewer.
+    await page.screenshot({ path: 'e2e/screenshots/dashboard.png' });
     expect(sorted.at(-1)!).toBeLessThan(300);
     // "Go to article" and the in-code search.
     await page.getByLabel('Mergi la articolul').fill('2500');
