@@ -16,6 +16,7 @@ import (
 	"casus/server/internal/authn"
 	"casus/server/internal/config"
 	"casus/server/internal/db"
+	"casus/server/internal/debugserver"
 	"casus/server/internal/deps"
 	"casus/server/internal/gotrue"
 	"casus/server/internal/httpx"
@@ -124,6 +125,11 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, opts Options
 	}
 	defer closeServices()
 
+	if cfg.PprofAddr != "" {
+		if err := debugserver.Start(ctx, cfg.PprofAddr, log); err != nil {
+			return err
+		}
+	}
 	ln := opts.Listener
 	if ln == nil {
 		if ln, err = net.Listen("tcp", cfg.Addr); err != nil {

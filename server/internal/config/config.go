@@ -23,6 +23,7 @@ import (
 type Config struct {
 	Env         string // "development" or "production"
 	Addr        string // CASUS_ADDR
+	PprofAddr   string // CASUS_PPROF_ADDR: loopback address for Go's runtime profiles; empty = off
 	DatabaseURL string // DATABASE_URL
 	// DatabaseURLSet is true when DATABASE_URL came from the environment; only then do we
 	// refuse to fall back to a private cluster.
@@ -102,6 +103,7 @@ func Load() (*Config, error) {
 	c := &Config{
 		Env:         env("CASUS_ENV", "development"),
 		Addr:        env("CASUS_ADDR", ":8080"),
+		PprofAddr:   os.Getenv("CASUS_PPROF_ADDR"),
 		DatabaseURL: env("DATABASE_URL", DefaultDatabaseURL),
 		StateDir:    env("CASUS_STATE_DIR", ".casus"),
 		SiteURL:     strings.TrimRight(env("SITE_URL", "http://localhost:8080"), "/"),
