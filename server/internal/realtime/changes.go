@@ -227,8 +227,14 @@ func (f *changeFeed) process(ids []int64) {
 	if len(ids) == 0 {
 		return
 	}
+	// Only the changes of tables somebody on this instance listens to are read: with no
+	// subscriber a write costs this instance nothing beyond its notification.
+	tables, everyTable := f.subscribedTables()
+	if !everyTable && len(tables) == 0 {
+		return
+	}
 	rows, err := f.s.d.Owner.Query(f.s.ctx, `select id, schema_name, table_name, type, record, old_record, commit_timestamp
-		from realtime.changes where id = any($1) order by id`, ids)
+		from realtime.changes where id = any($1) and ($2 or table_name = any($3)) order by id`, ids, everyTable, tables)
 	if err != nil {
 		if f.s.ctx.Err() == nil {
 			f.s.d.Log.Error("realtime: read changes", "err", err)
@@ -252,6 +258,25 @@ func (f *changeFeed) process(ids []int64) {
 	for _, c := range changes {
 		f.dispatch(c)
 	}
+}
+
+// subscribedTables lists the tables the local postgres_changes subscriptions name; every
+// is true when one of them takes any table. (A channel's subscriptions are fixed before it
+// is registered, so reading them needs no lock.)
+func (f *changeFeed) subscribedTables() (tables []string, every bool) {
+	seen := map[string]bool{}
+	for _, ch := range f.s.allChannels() {
+		for _, sub := range ch.pgSubs {
+			if sub.Table == "" || sub.Table == "*" {
+				return nil, true
+			}
+			if !seen[sub.Table] {
+				seen[sub.Table] = true
+				tables = append(tables, sub.Table)
+			}
+		}
+	}
+	return tables, false
 }
 
 // dispatch delivers one change to every local subscription it matches and may see.
