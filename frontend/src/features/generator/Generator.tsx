@@ -22,27 +22,17 @@ import {
   validateDraft,
   WEEKS,
   weekLabel,
-  type Article,
   type Difficulty,
   type Draft,
   type GenDomain,
+  type GenerationChoices,
 } from './logic';
 
 export const STEPS = ['Domeniu', 'Categorii', 'Articole', 'Context', 'Configurare'] as const;
 const clampStep = (n: number) => Math.min(STEPS.length, Math.max(1, n));
 
 type CategoryRow = { id: string; name: string; law_subcategories: { name: string; position: number }[] };
-type Choices = {
-  domain: GenDomain | null;
-  categories: string[];
-  articles: Article[];
-  topic: string;
-  focus: string;
-  difficulty: Difficulty;
-  week: number;
-  subcategory: string;
-  subcategoryFree: boolean;
-};
+type Choices = GenerationChoices & { subcategoryFree: boolean };
 const DEFAULTS: Choices = { domain: null, categories: [], articles: [], topic: '', focus: '', difficulty: 'mediu', week: 1, subcategory: '', subcategoryFree: false };
 
 // The domain's catalogue, read through the data API.

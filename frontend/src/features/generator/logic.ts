@@ -285,8 +285,8 @@ export function saveErrorMessage(err: { code?: string; message?: string } | null
   return 'Eroare necunoscută la salvarea cazului';
 }
 
-// The generator's choices as the user message of the generation call (the server owns the prompt).
-export function generationRequest(c: {
+// What the wizard's five steps collect.
+export type GenerationChoices = {
   domain: GenDomain | null;
   categories: string[];
   articles: Article[];
@@ -295,7 +295,10 @@ export function generationRequest(c: {
   difficulty: Difficulty;
   week: number;
   subcategory: string;
-}): string {
+};
+
+// The generator's choices as the user message of the generation call (the server owns the prompt).
+export function generationRequest(c: GenerationChoices): string {
   return JSON.stringify({
     domeniu: c.domain ? domainInfo(c.domain).label : null,
     categorii: c.categories,

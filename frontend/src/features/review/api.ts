@@ -1,5 +1,6 @@
 import { supabase } from '../../lib/supabase';
 import type { Json } from '../../types/database';
+import { loadCase } from '../dashboard/data';
 import { articleNumbers, codeOfReference, difficultyOf, newItem, toPayload, type Draft, type GenDomain } from '../generator/logic';
 
 export type QueueRow = {
@@ -25,15 +26,8 @@ export async function loadQueue(): Promise<QueueRow[]> {
 
 // A case with its children, as an editor draft.
 export async function loadDraft(id: string): Promise<Draft | null> {
-  const sb = supabase();
-  const [c, a, s, h] = await Promise.all([
-    sb.from('cases').select('*').eq('id', id).maybeSingle(),
-    sb.from('case_articles').select('article_number, article_reference').eq('case_id', id).order('article_number'),
-    sb.from('case_analysis_steps').select('step_number, step_description').eq('case_id', id).order('step_number'),
-    sb.from('case_hints').select('hint_number, hint_text').eq('case_id', id).order('hint_number'),
-  ]);
-  if (c.error || !c.data) return null;
-  const row = c.data;
+  const row = await loadCase(id);
+  if (!row) return null;
   const domain = (['civil', 'penal', 'constitutional'].includes(row.domain) ? row.domain : null) as GenDomain | null;
   return {
     case_code: row.case_code,
@@ -46,13 +40,13 @@ export async function loadDraft(id: string): Promise<Draft | null> {
     level: difficultyOf(row.level),
     week_number: row.week_number,
     domain,
-    articles: (a.data ?? []).map((x) => ({
+    articles: row.articles.map((x) => ({
       number: x.article_number,
       reference: x.article_reference,
       domain: codeOfReference(x.article_reference) ?? domain ?? 'civil',
     })),
-    steps: (s.data ?? []).map((x) => newItem(x.step_description)),
-    hints: (h.data ?? []).map((x) => newItem(x.hint_text)),
+    steps: row.steps.map((x) => newItem(x.step_description)),
+    hints: row.hints.map((x) => newItem(x.hint_text)),
   };
 }
 
