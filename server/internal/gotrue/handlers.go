@@ -429,13 +429,14 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {
 }
 
 // getUser is the hot path of every page load: one statement checks the session and reads
-// the user with its identities; the body is written without reflection (userjson.go).
+// the user with its identities, shared with the lookups in flight at the same moment
+// (userbatch.go); the body is written without reflection (userjson.go).
 func (s *Server) getUser(w http.ResponseWriter, r *http.Request) error {
 	uid, sid, err := s.verifyUserToken(r)
 	if err != nil {
 		return err
 	}
-	rows, err := s.q.SessionUserIdentities(r.Context(), dbsqlc.SessionUserIdentitiesParams{SessionID: sid, UserID: uid})
+	rows, err := s.users.lookup(r.Context(), sid, uid)
 	if err != nil {
 		return err
 	}

@@ -29,12 +29,14 @@ type Server struct {
 	mailer mail.Sender
 	outbox *mail.Outbox // non-nil only in development without SMTP
 	limits *limiter
+	users  *userBatcher // GET /user lookups, several per statement under load
+	stop   context.CancelFunc
 	// BcryptCost is GoTrue's default; lowered only by tests that hash a lot.
 	BcryptCost int
 }
 
 // New builds the service.
-func New(_ context.Context, d deps.Deps) (*Server, error) {
+func New(ctx context.Context, d deps.Deps) (*Server, error) {
 	s := &Server{d: d, q: dbsqlc.New(d.Owner), limits: newLimiter(d.Config.RateLimitEnabled), BcryptCost: 10}
 	c := d.Config
 	switch {
@@ -47,7 +49,15 @@ func New(_ context.Context, d deps.Deps) (*Server, error) {
 		s.outbox = &mail.Outbox{Log: d.Log}
 		s.mailer = s.outbox
 	}
+	ctx, s.stop = context.WithCancel(ctx)
+	s.users = newUserBatcher(ctx, s.q)
 	return s, nil
+}
+
+// Close stops the GET /user lookup workers.
+func (s *Server) Close() error {
+	s.stop()
+	return nil
 }
 
 // Routes registers /auth/v1.
