@@ -3,33 +3,10 @@ package postgrest_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 )
-
-// raw sends a request and returns it whatever the status (do fails on 5xx).
-func (e *env) raw(method, path, bearer, body string, hdr ...string) resp {
-	e.t.Helper()
-	req, _ := http.NewRequest(method, e.srv.URL+"/rest/v1/"+path, strings.NewReader(body))
-	req.Header.Set("apikey", e.srv.Deps.Keys.AnonKey)
-	if bearer != "" {
-		req.Header.Set("Authorization", "Bearer "+bearer)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Add(hdr[i], hdr[i+1])
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return resp{status: res.StatusCode, raw: string(b), header: res.Header}
-}
 
 // ddl runs owner SQL, reloads the schema cache through NOTIFY pgrst and waits until probe
 // (a GET path) answers 200.

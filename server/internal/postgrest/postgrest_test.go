@@ -1,7 +1,6 @@
 package postgrest_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -69,16 +68,26 @@ func (r resp) json(t *testing.T) any {
 	return v
 }
 
+// do sends a request (a string body as it is, anything else as JSON) and fails the test on
+// a 5xx: the API must answer bad input with a PostgREST error, never a server error.
 func (e *env) do(method, path, bearer string, body any, hdr ...string) resp {
 	e.t.Helper()
-	var rd io.Reader
-	if s, ok := body.(string); ok {
-		rd = strings.NewReader(s)
-	} else if body != nil {
+	text, ok := body.(string)
+	if !ok && body != nil {
 		j, _ := json.Marshal(body)
-		rd = bytes.NewReader(j)
+		text = string(j)
 	}
-	req, _ := http.NewRequest(method, e.srv.URL+"/rest/v1/"+path, rd)
+	r := e.raw(method, path, bearer, text, hdr...)
+	if r.status >= 500 {
+		e.t.Fatalf("%s %s: %d %s", method, path, r.status, r.raw)
+	}
+	return r
+}
+
+// raw sends a request and returns it whatever the status.
+func (e *env) raw(method, path, bearer, body string, hdr ...string) resp {
+	e.t.Helper()
+	req, _ := http.NewRequest(method, e.srv.URL+"/rest/v1/"+path, strings.NewReader(body))
 	req.Header.Set("apikey", e.srv.Deps.Keys.AnonKey)
 	if bearer != "" {
 		req.Header.Set("Authorization", "Bearer "+bearer)
@@ -93,9 +102,6 @@ func (e *env) do(method, path, bearer string, body any, hdr ...string) resp {
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
-	if res.StatusCode >= 500 {
-		e.t.Fatalf("%s %s: %d %s", method, path, res.StatusCode, b)
-	}
 	return resp{status: res.StatusCode, raw: string(b), header: res.Header}
 }
 
