@@ -104,26 +104,13 @@ update auth.flow_state set auth_code_issued_at = now(), updated_at = now() where
 -- name: FlowStateTake :one
 delete from auth.flow_state where auth_code = $1 returning *;
 
--- name: SessionUserIdentities :many
--- The shape GET /user answers are written from (the handler reads it for several requests at
--- once through SessionUserIdentitiesBatch below). GET /user in one round trip: the user of a live session, one row per identity (a user
--- without identities gives one row with null identity columns). Plain columns, so the
--- JSON is written once, by the server, instead of built in SQL and re-parsed; the server
--- orders the (few) identities, which spares a sort node.
-select u.id, u.email, u.email_confirmed_at, u.confirmed_at, u.confirmation_sent_at, u.recovery_sent_at,
-  u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data, u.created_at, u.updated_at,
-  i.id as identity_id, i.provider_id as identity_provider_id, i.identity_data, i.provider as identity_provider,
-  i.last_sign_in_at as identity_last_sign_in_at, i.created_at as identity_created_at,
-  i.updated_at as identity_updated_at, i.email as identity_email
-from auth.sessions s join auth.users u on u.id = s.user_id
-left join auth.identities i on i.user_id = u.id
-where s.id = sqlc.arg(session_id) and s.user_id = sqlc.arg(user_id) and u.deleted_at is null;
-
 -- name: SessionUserIdentitiesBatch :many
--- SessionUserIdentities for several GET /user requests at once (the requests that arrive
--- while the previous lookup is in flight share one round trip). Each row carries the
--- 1-based position of the (session, user) pair it answers; a pair with no live session
--- has no rows.
+-- GET /user: the users of live sessions, one row per identity (a user without identities
+-- gives one row with null identity columns), for the requests that arrive while the
+-- previous lookup is in flight, in one round trip. Each row carries the 1-based position of
+-- the (session, user) pair it answers; a pair with no live session has no rows. Plain
+-- columns, so the JSON is written once, by the server; the server orders the (few)
+-- identities, which spares a sort node.
 select k.n::int as request_index,
   u.id, u.email, u.email_confirmed_at, u.confirmed_at, u.confirmation_sent_at, u.recovery_sent_at,
   u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data, u.created_at, u.updated_at,

@@ -27,7 +27,7 @@ type userLookup struct {
 }
 
 type userLookupResult struct {
-	rows []dbsqlc.SessionUserIdentitiesRow
+	rows []dbsqlc.SessionUserIdentitiesBatchRow
 	err  error
 }
 
@@ -45,8 +45,8 @@ func newUserBatcher(ctx context.Context, q *dbsqlc.Queries) *userBatcher {
 	return b
 }
 
-// lookup returns the rows of SessionUserIdentities for one session and user.
-func (b *userBatcher) lookup(ctx context.Context, sid, uid pgtype.UUID) ([]dbsqlc.SessionUserIdentitiesRow, error) {
+// lookup returns the rows of SessionUserIdentitiesBatch that answer one session and user.
+func (b *userBatcher) lookup(ctx context.Context, sid, uid pgtype.UUID) ([]dbsqlc.SessionUserIdentitiesBatchRow, error) {
 	l := &userLookup{sid: sid, uid: uid, reply: make(chan userLookupResult, 1)}
 	select {
 	case b.reqs <- l:
@@ -99,23 +99,14 @@ func (b *userBatcher) answer(ctx context.Context, batch []*userLookup) {
 	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	rows, err := b.q.SessionUserIdentitiesBatch(qctx, p)
 	cancel()
-	results := make([][]dbsqlc.SessionUserIdentitiesRow, len(batch))
+	results := make([][]dbsqlc.SessionUserIdentitiesBatchRow, len(batch))
 	if err == nil {
 		for _, r := range rows {
 			i := int(r.RequestIndex) - 1
 			if i < 0 || i >= len(batch) {
 				continue // cannot happen: the statement numbers its own input
 			}
-			results[i] = append(results[i], dbsqlc.SessionUserIdentitiesRow{
-				ID: r.ID, Email: r.Email, EmailConfirmedAt: r.EmailConfirmedAt, ConfirmedAt: r.ConfirmedAt,
-				ConfirmationSentAt: r.ConfirmationSentAt, RecoverySentAt: r.RecoverySentAt,
-				LastSignInAt: r.LastSignInAt, RawAppMetaData: r.RawAppMetaData, RawUserMetaData: r.RawUserMetaData,
-				CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, IdentityID: r.IdentityID,
-				IdentityProviderID: r.IdentityProviderID, IdentityData: r.IdentityData,
-				IdentityProvider: r.IdentityProvider, IdentityLastSignInAt: r.IdentityLastSignInAt,
-				IdentityCreatedAt: r.IdentityCreatedAt, IdentityUpdatedAt: r.IdentityUpdatedAt,
-				IdentityEmail: r.IdentityEmail,
-			})
+			results[i] = append(results[i], r)
 		}
 	}
 	for i, l := range batch {

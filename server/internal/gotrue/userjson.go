@@ -21,8 +21,8 @@ import (
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
 
-// writeSessionUser writes the user of SessionUserIdentities' rows (one per identity).
-func writeSessionUser(w http.ResponseWriter, rows []dbsqlc.SessionUserIdentitiesRow) {
+// writeSessionUser writes the user of SessionUserIdentitiesBatch's rows for one request (one per identity).
+func writeSessionUser(w http.ResponseWriter, rows []dbsqlc.SessionUserIdentitiesBatchRow) {
 	bp := bufPool.Get().(*[]byte)
 	b := appendSessionUser((*bp)[:0], rows)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -35,7 +35,7 @@ func writeSessionUser(w http.ResponseWriter, rows []dbsqlc.SessionUserIdentities
 	}
 }
 
-func appendSessionUser(b []byte, rows []dbsqlc.SessionUserIdentitiesRow) []byte {
+func appendSessionUser(b []byte, rows []dbsqlc.SessionUserIdentitiesBatchRow) []byte {
 	if len(rows) > 1 { // identities in creation order, as IdentitiesByUser lists them
 		sort.SliceStable(rows, func(i, j int) bool {
 			a, c := rows[i].IdentityCreatedAt.Time, rows[j].IdentityCreatedAt.Time

@@ -20,7 +20,7 @@ func TestUserJSONMatchesEncoder(t *testing.T) {
 		return pgtype.Timestamptz{Time: tm, Valid: true}
 	}
 	uid := pgtype.UUID{Bytes: [16]byte{0x12, 0x34, 0x56, 0x78, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, Valid: true}
-	base := dbsqlc.SessionUserIdentitiesRow{
+	base := dbsqlc.SessionUserIdentitiesBatchRow{
 		ID: uid, Email: ptr("ana\"\\<&>\u2028\x01ș@example.ro\xff"), EmailConfirmedAt: at("2026-11-23T17:28:11.123456+02:00"),
 		CreatedAt: at("2026-01-01T00:00:00Z"), UpdatedAt: at("2026-11-23T17:28:11.5Z"),
 		RawAppMetaData: []byte(`{"provider": "email", "providers": ["email"]}`), RawUserMetaData: []byte(`{"name": "Ana \u0219i \"Ion\"", "n": [1, 2.5, null]}`),
@@ -37,7 +37,7 @@ func TestUserJSONMatchesEncoder(t *testing.T) {
 	noMeta := base
 	noMeta.RawUserMetaData, noMeta.Email, noMeta.CreatedAt = nil, nil, pgtype.Timestamptz{}
 
-	for name, rows := range map[string][]dbsqlc.SessionUserIdentitiesRow{
+	for name, rows := range map[string][]dbsqlc.SessionUserIdentitiesBatchRow{
 		"no identities": {base}, "two identities": {id2, id1}, "null metadata": {noMeta},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -46,7 +46,7 @@ func TestUserJSONMatchesEncoder(t *testing.T) {
 				ConfirmationSentAt: u.ConfirmationSentAt, RecoverySentAt: u.RecoverySentAt, LastSignInAt: u.LastSignInAt,
 				RawAppMetaData: u.RawAppMetaData, RawUserMetaData: u.RawUserMetaData, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
 			identities := []any{}
-			sorted := append([]dbsqlc.SessionUserIdentitiesRow(nil), rows...)
+			sorted := append([]dbsqlc.SessionUserIdentitiesBatchRow(nil), rows...)
 			sort.Slice(sorted, func(i, j int) bool { return sorted[i].IdentityCreatedAt.Time.Before(sorted[j].IdentityCreatedAt.Time) })
 			for _, r := range sorted {
 				if !r.IdentityID.Valid {

@@ -414,89 +414,6 @@ func (q *Queries) SessionUser(ctx context.Context, arg SessionUserParams) (AuthU
 	return i, err
 }
 
-const sessionUserIdentities = `-- name: SessionUserIdentities :many
-select u.id, u.email, u.email_confirmed_at, u.confirmed_at, u.confirmation_sent_at, u.recovery_sent_at,
-  u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data, u.created_at, u.updated_at,
-  i.id as identity_id, i.provider_id as identity_provider_id, i.identity_data, i.provider as identity_provider,
-  i.last_sign_in_at as identity_last_sign_in_at, i.created_at as identity_created_at,
-  i.updated_at as identity_updated_at, i.email as identity_email
-from auth.sessions s join auth.users u on u.id = s.user_id
-left join auth.identities i on i.user_id = u.id
-where s.id = $1 and s.user_id = $2 and u.deleted_at is null
-`
-
-type SessionUserIdentitiesParams struct {
-	SessionID pgtype.UUID `json:"session_id"`
-	UserID    pgtype.UUID `json:"user_id"`
-}
-
-type SessionUserIdentitiesRow struct {
-	ID                   pgtype.UUID        `json:"id"`
-	Email                *string            `json:"email"`
-	EmailConfirmedAt     pgtype.Timestamptz `json:"email_confirmed_at"`
-	ConfirmedAt          pgtype.Timestamptz `json:"confirmed_at"`
-	ConfirmationSentAt   pgtype.Timestamptz `json:"confirmation_sent_at"`
-	RecoverySentAt       pgtype.Timestamptz `json:"recovery_sent_at"`
-	LastSignInAt         pgtype.Timestamptz `json:"last_sign_in_at"`
-	RawAppMetaData       []byte             `json:"raw_app_meta_data"`
-	RawUserMetaData      []byte             `json:"raw_user_meta_data"`
-	CreatedAt            pgtype.Timestamptz `json:"created_at"`
-	UpdatedAt            pgtype.Timestamptz `json:"updated_at"`
-	IdentityID           pgtype.UUID        `json:"identity_id"`
-	IdentityProviderID   *string            `json:"identity_provider_id"`
-	IdentityData         []byte             `json:"identity_data"`
-	IdentityProvider     *string            `json:"identity_provider"`
-	IdentityLastSignInAt pgtype.Timestamptz `json:"identity_last_sign_in_at"`
-	IdentityCreatedAt    pgtype.Timestamptz `json:"identity_created_at"`
-	IdentityUpdatedAt    pgtype.Timestamptz `json:"identity_updated_at"`
-	IdentityEmail        *string            `json:"identity_email"`
-}
-
-// The shape GET /user answers are written from (the handler reads it for several requests at
-// once through SessionUserIdentitiesBatch below). GET /user in one round trip: the user of a live session, one row per identity (a user
-// without identities gives one row with null identity columns). Plain columns, so the
-// JSON is written once, by the server, instead of built in SQL and re-parsed; the server
-// orders the (few) identities, which spares a sort node.
-func (q *Queries) SessionUserIdentities(ctx context.Context, arg SessionUserIdentitiesParams) ([]SessionUserIdentitiesRow, error) {
-	rows, err := q.db.Query(ctx, sessionUserIdentities, arg.SessionID, arg.UserID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []SessionUserIdentitiesRow
-	for rows.Next() {
-		var i SessionUserIdentitiesRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.Email,
-			&i.EmailConfirmedAt,
-			&i.ConfirmedAt,
-			&i.ConfirmationSentAt,
-			&i.RecoverySentAt,
-			&i.LastSignInAt,
-			&i.RawAppMetaData,
-			&i.RawUserMetaData,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-			&i.IdentityID,
-			&i.IdentityProviderID,
-			&i.IdentityData,
-			&i.IdentityProvider,
-			&i.IdentityLastSignInAt,
-			&i.IdentityCreatedAt,
-			&i.IdentityUpdatedAt,
-			&i.IdentityEmail,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const sessionUserIdentitiesBatch = `-- name: SessionUserIdentitiesBatch :many
 select k.n::int as request_index,
   u.id, u.email, u.email_confirmed_at, u.confirmed_at, u.confirmation_sent_at, u.recovery_sent_at,
@@ -539,10 +456,12 @@ type SessionUserIdentitiesBatchRow struct {
 	IdentityEmail        *string            `json:"identity_email"`
 }
 
-// SessionUserIdentities for several GET /user requests at once (the requests that arrive
-// while the previous lookup is in flight share one round trip). Each row carries the
-// 1-based position of the (session, user) pair it answers; a pair with no live session
-// has no rows.
+// GET /user: the users of live sessions, one row per identity (a user without identities
+// gives one row with null identity columns), for the requests that arrive while the
+// previous lookup is in flight, in one round trip. Each row carries the 1-based position of
+// the (session, user) pair it answers; a pair with no live session has no rows. Plain
+// columns, so the JSON is written once, by the server; the server orders the (few)
+// identities, which spares a sort node.
 func (q *Queries) SessionUserIdentitiesBatch(ctx context.Context, arg SessionUserIdentitiesBatchParams) ([]SessionUserIdentitiesBatchRow, error) {
 	rows, err := q.db.Query(ctx, sessionUserIdentitiesBatch, arg.SessionIds, arg.UserIds)
 	if err != nil {
