@@ -37,7 +37,7 @@ const (
 	signInRounds = 3
 )
 
-// poolSize is the server's pool size (DB_POOL) and the raw baseline's; userConc the
+// poolSize is the server's owner pool size (DB_OWNER_POOL, which auth uses) and the raw baseline's; userConc the
 // workers of each side of the GET /user figure.
 var poolSize, userConc *int
 
@@ -60,7 +60,7 @@ func paired(conc, rounds int, d time.Duration, base, measured func(int) error) (
 func main() {
 	only := flag.String("only", "", "run one figure: signin, refresh or user")
 	userConc = flag.Int("conc", 32, "workers on each side of the GET /user figure")
-	poolSize = flag.Int("pool", 16, "connections in the server's pools and in the raw baseline's (16 is the server's default)")
+	poolSize = flag.Int("pool", 16, "connections in the server's owner pool (DB_OWNER_POOL) and in the raw baseline's (16 is the server's default)")
 	flag.Parse()
 	run := func(name string) bool { return *only == "" || *only == name }
 	ctx := context.Background()
@@ -69,7 +69,7 @@ func main() {
 		log.Fatal(err)
 	}
 	defer drop()
-	srv, err := benchutil.StartServer(ctx, dbURL, "MAILER_AUTOCONFIRM=true", "RATE_LIMIT_ENABLED=false", fmt.Sprintf("DB_POOL=%d", *poolSize))
+	srv, err := benchutil.StartServer(ctx, dbURL, "MAILER_AUTOCONFIRM=true", "RATE_LIMIT_ENABLED=false", fmt.Sprintf("DB_OWNER_POOL=%d", *poolSize))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -166,13 +166,14 @@ func getUser(ctx context.Context, dbURL, base, anon string, sessions []session) 
 
 	// GET /user vs the same lookup straight through pgx. Fresh sign-ins: the refresh run
 	// rotated the first sessions' tokens, access tokens stay valid.
-	// Same pool size as the server's (-pool, DB_POOL) and the same 32 workers on both
+	// Same pool size as the server's (-pool, DB_OWNER_POOL) and the same 32 workers on both
 	// sides; pgxpool's own default would be max(4, CPUs) connections.
 	poolCfg, err := pgxpool.ParseConfig(dbURL)
 	if err != nil {
 		log.Fatal(err)
 	}
 	poolCfg.MaxConns = int32(*poolSize)
+	poolCfg.AfterConnect = benchutil.KeepBackendHeap
 	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
 	if err != nil {
 		log.Fatal(err)

@@ -10,8 +10,11 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,9 +27,10 @@ const student = "5e1b7c2a-3d4f-4a6b-8c9d-0e1f2a3b4c5d"
 
 var (
 	clientsFlag = flag.String("clients", "32,8", "concurrent clients, one figure per value (the target is stated at 32)")
-	duration    = flag.Duration("duration", 4*time.Second, "time per figure")
+	duration    = flag.Duration("duration", 2*time.Second, "time per round and side")
+	rounds      = flag.Int("rounds", 3, "alternating rounds of raw pgx and REST per figure")
 	only        = flag.String("only", "", "run only the request shapes whose name contains this")
-	pool        = flag.Int("pool", 16, "connections of the server's data API pool (DB_POOL) and of the raw baseline's pool")
+	pool        = flag.Int("pool", 2*runtime.NumCPU()+1, "connections of the server's data-API pool (DB_POOL; this is its default) and of the raw baseline's pool")
 )
 
 func main() {
@@ -49,7 +53,7 @@ func main() {
 		log.Fatal(err)
 	}
 	defer drop()
-	srv, err := benchutil.StartServer(ctx, dbURL, "RATE_LIMIT_ENABLED=false", fmt.Sprintf("DB_POOL=%d", *pool))
+	srv, err := benchutil.StartServer(ctx, dbURL, append([]string{"RATE_LIMIT_ENABLED=false", fmt.Sprintf("DB_POOL=%d", *pool)}, strings.Fields(os.Getenv("BENCH_SERVER_ENV"))...)...)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -74,13 +78,14 @@ func main() {
 	}
 	var caseID string
 	_ = owner.QueryRow(ctx, "select id from public.cases where case_code = 'CIV9B5000'").Scan(&caseID)
-	fmt.Printf("rest benchmark: 10,000 cases + 30,000 articles + 40,000 steps + 20,000 hints loaded in %s; clients %v, %s per figure, pool %d\n\n", time.Since(t0).Round(time.Millisecond), clients, *duration, *pool)
+	fmt.Printf("rest benchmark: 10,000 cases + 30,000 articles + 40,000 steps + 20,000 hints loaded in %s; clients %v, %d alternating rounds of %s per side, pool %d\n\n", time.Since(t0).Round(time.Millisecond), clients, *rounds, *duration, *pool)
 
 	// The raw baseline connects as authenticator, like the server's API pool.
 	cfg, _ := pgxpool.ParseConfig(dbURL)
 	cfg.ConnConfig.User = "authenticator"
 	cfg.ConnConfig.Password = benchutil.AuthenticatorPassword()
 	cfg.MaxConns = int32(*pool)
+	cfg.AfterConnect = benchutil.KeepBackendHeap
 	api, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		log.Fatal(err)
@@ -90,7 +95,6 @@ func main() {
 	tok := benchutil.Token("authenticated", student, time.Hour)
 	hdr := map[string]string{"apikey": benchutil.Token("anon", "", time.Hour), "Authorization": "Bearer " + tok, "Content-Type": "application/json"}
 	claims, _ := json.Marshal(map[string]any{"sub": student, "role": "authenticated"})
-	c := benchutil.Client(conc)
 	raw := func(sql string, args ...any) func(int) error {
 		return func(int) error {
 			return pgx.BeginTxFunc(ctx, api, pgx.TxOptions{}, func(tx pgx.Tx) error {
@@ -103,7 +107,7 @@ func main() {
 			})
 		}
 	}
-	n := 0
+	var n atomic.Int64 // numbers the inserted submissions; workers call body and args concurrently
 	shapes := []struct {
 		name, method, path string
 		body               func() []byte
@@ -119,11 +123,10 @@ func main() {
 			   coalesce((select json_agg(h) from (select * from public.case_hints x where x.case_id = _t0.id) h), '[]') as case_hints
 			 from public.cases _t0 where _t0.id = $1) _r`, func() []any { return []any{caseID} }},
 		{"insert, return=representation", "POST", "/rest/v1/case_submissions", func() []byte {
-			n++
-			b, _ := json.Marshal(map[string]any{"case_id": caseID, "submission_text": fmt.Sprint("Soluția ", n), "difficulty_rating": 3})
+			b, _ := json.Marshal(map[string]any{"case_id": caseID, "submission_text": fmt.Sprint("Soluția ", n.Add(1)), "difficulty_rating": 3})
 			return b
 		}, `with m as (insert into public.case_submissions (case_id, submission_text, difficulty_rating) values ($1, $2, 3) returning *)
-			select coalesce(json_agg(m), '[]')::text from m`, func() []any { n++; return []any{caseID, fmt.Sprint("Soluția ", n)} }},
+			select coalesce(json_agg(m), '[]')::text from m`, func() []any { return []any{caseID, fmt.Sprint("Soluția ", n.Add(1))} }},
 		{"rpc search_cases", "POST", "/rest/v1/rpc/search_cases", func() []byte { return []byte(`{"search_query":"raspunderea","max_results":10}`) },
 			`select coalesce(json_agg(_r), '[]')::text from (select * from public.search_cases('raspunderea', 10)) _r`, nil},
 	}
@@ -137,11 +140,6 @@ func main() {
 			if sh.args != nil {
 				args = sh.args
 			}
-			meter := cpuMeter{owner: owner, serverPID: srv.Cmd.Process.Pid}
-			c0 := meter.sample(ctx)
-			rawRate, rawLat, rawErr := benchutil.Run(conc, *duration, func(w int) error { return raw(sh.sql, args()...)(w) })
-			c1 := meter.sample(ctx)
-			_, rawDB := c1.since(c0)
 			extra := map[string]string{}
 			for k, v := range hdr {
 				extra[k] = v
@@ -149,18 +147,46 @@ func main() {
 			if sh.method == "POST" && sh.path == "/rest/v1/case_submissions" {
 				extra["Prefer"] = "return=representation"
 			}
-			c2 := meter.sample(ctx)
-			restRate, restLat, restErr := benchutil.Run(conc, *duration, func(int) error {
+			// One keep-alive connection per worker, wrk-style (see benchutil.RawConn).
+			conns := make([]*benchutil.RawConn, conc)
+			for w := range conns {
+				if conns[w], err = benchutil.DialRaw(srv.URL, sh.method, sh.path, extra); err != nil {
+					log.Fatal(err)
+				}
+			}
+			rawSide := func(w int) error { return raw(sh.sql, args()...)(w) }
+			restSide := func(w int) error {
 				var body []byte
 				if sh.body != nil {
 					body = sh.body()
 				}
-				_, err := benchutil.Do(c, sh.method, srv.URL+sh.path, body, extra)
+				status, answer, err := conns[w].DoBody(body)
+				if err == nil && status >= 300 {
+					err = &benchutil.StatusError{Status: status, Body: string(answer)}
+				}
 				return err
-			})
-			restServer, restDB := meter.sample(ctx).since(c2)
+			}
+			// Alternating rounds, so a slower stretch of the machine weighs on both sides.
+			meter := cpuMeter{owner: owner, serverPID: srv.Cmd.Process.Pid}
+			var rawRate, restRate float64
+			var rawLat, restLat []time.Duration
+			var rawErr, restErr int64
+			var rawDB, restServer, restDB time.Duration
+			for i := 0; i < *rounds; i++ {
+				c0 := meter.sample(ctx)
+				r, l, e := benchutil.Run(conc, *duration, rawSide)
+				_, db := meter.sample(ctx).since(c0)
+				rawRate, rawLat, rawErr, rawDB = rawRate+r/float64(*rounds), append(rawLat, l...), rawErr+e, rawDB+db
+				c2 := meter.sample(ctx)
+				r, l, e = benchutil.Run(conc, *duration, restSide)
+				sv, db := meter.sample(ctx).since(c2)
+				restRate, restLat, restErr, restServer, restDB = restRate+r/float64(*rounds), append(restLat, l...), restErr+e, restServer+sv, restDB+db
+			}
+			for _, rc := range conns {
+				rc.Close()
+			}
 			perReq := func(d time.Duration, rate float64) float64 {
-				return float64(d.Microseconds()) / (rate * duration.Seconds())
+				return float64(d.Microseconds()) / (rate * duration.Seconds() * float64(*rounds))
 			}
 			cpu := fmt.Sprintf("   cpu µs/req: REST server %.0f + db %.0f, raw db %.0f", perReq(restServer, restRate), perReq(restDB, restRate), perReq(rawDB, rawRate))
 			fmt.Printf("%-32s %7d %12.0f %9s %9s   %12.0f %9s %9s   %.2f", sh.name, conc, restRate, benchutil.MS(benchutil.Percentile(restLat, 50)), benchutil.MS(benchutil.Percentile(restLat, 99)),

@@ -6,6 +6,7 @@ package authn
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -36,6 +37,9 @@ type Claims struct {
 	IsAnonymous  bool           `json:"is_anonymous"`
 	// Raw is the verified payload exactly as signed; it becomes request.jwt.claims.
 	Raw map[string]any `json:"-"`
+	// RawJSON is Raw encoded once at verification, so a cached token costs no encoding
+	// per request.
+	RawJSON []byte `json:"-"`
 }
 
 // AMREntry is one authentication method reference, as GoTrue emits them.
@@ -109,6 +113,9 @@ func (k *Keys) Verify(token string) (*Claims, error) {
 		return nil, ErrInvalidToken
 	}
 	c.Raw = raw
+	if c.RawJSON, err = json.Marshal(raw); err != nil {
+		return nil, ErrInvalidToken
+	}
 	return c, nil
 }
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -70,31 +72,26 @@ func AsRole(ctx context.Context, pool *pgxpool.Pool, claims *authn.Claims, mode 
 // sets the request settings inside an open transaction.
 func RoleSetup(claims *authn.Claims, info RequestInfo) (string, []any, error) {
 	role := authn.RoleAnon
-	var raw map[string]any
+	var claimsJSON []byte
 	sub := ""
 	if claims != nil {
 		role = claims.Role
-		raw = claims.Raw
+		claimsJSON = claims.RawJSON
 		sub = claims.Subject
+		if claimsJSON == nil && claims.Raw != nil {
+			var err error
+			if claimsJSON, err = json.Marshal(claims.Raw); err != nil {
+				return "", nil, err
+			}
+		}
 	}
 	if !allowedRoles[role] {
 		return "", nil, ErrRoleNotAllowed{Role: role}
 	}
-	if raw == nil {
-		raw = map[string]any{"role": role}
+	if claimsJSON == nil {
+		claimsJSON = []byte(`{"role":"` + role + `"}`) // role is one of allowedRoles: no escaping needed
 	}
-	claimsJSON, err := json.Marshal(raw)
-	if err != nil {
-		return "", nil, err
-	}
-	headers := info.Headers
-	if headers == nil {
-		headers = map[string]string{}
-	}
-	headersJSON, err := json.Marshal(headers)
-	if err != nil {
-		return "", nil, err
-	}
+	headersJSON := appendJSONObject(nil, info.Headers)
 	timeout := "0"
 	if info.StatementTimeout > 0 {
 		timeout = fmt.Sprintf("%dms", info.StatementTimeout.Milliseconds())
@@ -108,4 +105,70 @@ func RoleSetup(claims *authn.Claims, info RequestInfo) (string, []any, error) {
   set_config('request.headers', $6, true),
   set_config('statement_timeout', $7, true)`
 	return q, []any{role, string(claimsJSON), sub, info.Method, info.Path, string(headersJSON), timeout}, nil
+}
+
+// appendJSONObject encodes a string map as a JSON object, as json.Marshal would (sorted
+// keys, invalid UTF-8 replaced), without reflection: it runs on every data-API request.
+func appendJSONObject(dst []byte, m map[string]string) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	dst = append(dst, '{')
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONString(dst, k)
+		dst = append(dst, ':')
+		dst = appendJSONString(dst, m[k])
+	}
+	return append(dst, '}')
+}
+
+// appendJSONString quotes s as a JSON string. Control characters, quotes and
+// backslashes are escaped (with encoding/json's short forms); <, > and & too, as
+// encoding/json does; invalid
+// UTF-8 becomes U+FFFD, which PostgreSQL's text input accepts.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				dst = append(dst, '\\', c)
+			case c == '\n':
+				dst = append(dst, '\\', 'n')
+			case c == '\r':
+				dst = append(dst, '\\', 'r')
+			case c == '\t':
+				dst = append(dst, '\\', 't')
+			case c == '\b':
+				dst = append(dst, '\\', 'b')
+			case c == '\f':
+				dst = append(dst, '\\', 'f')
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				dst = append(dst, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, `\u202`...)
+			dst = append(dst, hex[r&0xf])
+		default:
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(dst, '"')
 }

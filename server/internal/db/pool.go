@@ -63,6 +63,7 @@ func OpenPools(ctx context.Context, databaseURL string, secret []byte, maxConns 
 		maxConns = 16
 	}
 	ownerCfg.MaxConns = maxConns
+	ownerCfg.AfterConnect = KeepBackendHeap
 	owner, err := pgxpool.NewWithConfig(ctx, ownerCfg)
 	if err != nil {
 		return nil, err

@@ -172,3 +172,12 @@ func Percentile(d []time.Duration, p float64) time.Duration {
 
 // MS formats a duration in milliseconds.
 func MS(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+
+// KeepBackendHeap is the server's connection setup (db.KeepBackendHeap, which a program
+// outside server/ cannot import): one 4 MB allocation that raises glibc's trim threshold
+// in the new backend. Baseline pools use it so both sides run on identically prepared
+// backends and the ratio compares only the request work.
+func KeepBackendHeap(ctx context.Context, conn *pgx.Conn) error {
+	_, err := conn.Exec(ctx, "select length(repeat(' ', 4194304))")
+	return err
+}

@@ -95,12 +95,13 @@ func (e *StatusError) Error() string { return http.StatusText(e.Status) + ": " +
 type RawConn struct {
 	conn net.Conn
 	r    *bufio.Reader
-	req  []byte
+	req  []byte // request line and headers, without the blank line that ends them
+	out  []byte // the message being sent, reused
 	body []byte
 }
 
 // DialRaw connects to base (http://host:port) for repeated requests of method and path
-// with the headers (no body).
+// with the headers; Do sends them without a body, DoBody with one.
 func DialRaw(base, method, path string, hdr map[string]string) (*RawConn, error) {
 	u, err := url.Parse(base)
 	if err != nil {
@@ -115,7 +116,6 @@ func DialRaw(base, method, path string, hdr map[string]string) (*RawConn, error)
 	for k, v := range hdr {
 		fmt.Fprintf(&b, "%s: %s\r\n", k, v)
 	}
-	b.WriteString("\r\n")
 	return &RawConn{conn: c, r: bufio.NewReaderSize(c, 16<<10), req: []byte(b.String())}, nil
 }
 
@@ -124,7 +124,20 @@ func (rc *RawConn) Close() error { return rc.conn.Close() }
 
 // Do sends the request and returns the status and the body (valid until the next call).
 func (rc *RawConn) Do() (int, []byte, error) {
-	if _, err := rc.conn.Write(rc.req); err != nil {
+	return rc.DoBody(nil)
+}
+
+// DoBody sends the request with body (none when nil) in one write and reads the answer
+// like Do.
+func (rc *RawConn) DoBody(body []byte) (int, []byte, error) {
+	msg := append(rc.out[:0], rc.req...)
+	if body != nil {
+		msg = strconv.AppendInt(append(msg, "Content-Length: "...), int64(len(body)), 10)
+		msg = append(msg, "\r\n"...)
+	}
+	msg = append(append(msg, "\r\n"...), body...)
+	rc.out = msg
+	if _, err := rc.conn.Write(msg); err != nil {
 		return 0, nil, err
 	}
 	line, err := rc.r.ReadSlice('\n')
