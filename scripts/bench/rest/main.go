@@ -147,13 +147,9 @@ func main() {
 			if sh.method == "POST" && sh.path == "/rest/v1/case_submissions" {
 				extra["Prefer"] = "return=representation"
 			}
-			// One keep-alive connection per worker, wrk-style (see benchutil.RawConn).
+			// One keep-alive connection per worker, wrk-style (see benchutil.RawConn), dialled
+			// for each round: the server closes connections idle through a raw round.
 			conns := make([]*benchutil.RawConn, conc)
-			for w := range conns {
-				if conns[w], err = benchutil.DialRaw(srv.URL, sh.method, sh.path, extra); err != nil {
-					log.Fatal(err)
-				}
-			}
 			rawSide := func(w int) error { return raw(sh.sql, args()...)(w) }
 			restSide := func(w int) error {
 				var body []byte
@@ -177,13 +173,18 @@ func main() {
 				r, l, e := benchutil.Run(conc, *duration, rawSide)
 				_, db := meter.sample(ctx).since(c0)
 				rawRate, rawLat, rawErr, rawDB = rawRate+r/float64(*rounds), append(rawLat, l...), rawErr+e, rawDB+db
+				for w := range conns {
+					if conns[w], err = benchutil.DialRaw(srv.URL, sh.method, sh.path, extra); err != nil {
+						log.Fatal(err)
+					}
+				}
 				c2 := meter.sample(ctx)
 				r, l, e = benchutil.Run(conc, *duration, restSide)
 				sv, db := meter.sample(ctx).since(c2)
+				for _, rc := range conns {
+					rc.Close()
+				}
 				restRate, restLat, restErr, restServer, restDB = restRate+r/float64(*rounds), append(restLat, l...), restErr+e, restServer+sv, restDB+db
-			}
-			for _, rc := range conns {
-				rc.Close()
 			}
 			perReq := func(d time.Duration, rate float64) float64 {
 				return float64(d.Microseconds()) / (rate * duration.Seconds() * float64(*rounds))

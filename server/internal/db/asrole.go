@@ -29,6 +29,9 @@ type RequestInfo struct {
 	Headers map[string]string
 	// StatementTimeout, when positive, bounds every statement of the transaction.
 	StatementTimeout time.Duration
+	// ReadOnly makes the setup statement itself switch the transaction to read-only, for
+	// callers that run it in an implicit transaction (no BEGIN READ ONLY).
+	ReadOnly bool
 }
 
 // allowedRoles are the only roles a request may switch into. The role comes from a
@@ -104,7 +107,13 @@ func RoleSetup(claims *authn.Claims, info RequestInfo) (string, []any, error) {
   set_config('request.path', $5, true),
   set_config('request.headers', $6, true),
   set_config('statement_timeout', $7, true)`
-	return q, []any{role, string(claimsJSON), sub, info.Method, info.Path, string(headersJSON), timeout}, nil
+	args := []any{role, string(claimsJSON), sub, info.Method, info.Path, string(headersJSON), timeout}
+	if info.ReadOnly {
+		// Going read-only is allowed at any point of a transaction (only the way back
+		// must come before the first query), so the setup statement can do it.
+		return q + ",\n  set_config('transaction_read_only', 'on', true)", args, nil
+	}
+	return q, args, nil
 }
 
 // appendJSONObject encodes a string map as a JSON object, as json.Marshal would (sorted
