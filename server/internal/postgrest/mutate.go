@@ -432,10 +432,7 @@ func (s *Server) rpc(rq *request, sc *Schema, f *Func) error {
 		sql = "select 'null', (" + "select 1 from (select " + fn + ") _v)::int, null::bigint"
 	case f.ReturnsSet || f.ReturnsRow:
 		// Filters, order and limit apply to the rows a set-returning function yields.
-		rel := &Relation{Schema: f.Schema, Name: f.Name, col: map[string]*Column{}}
-		if err := s.describeResult(rq, f, rel); err != nil {
-			return err
-		}
+		rel := f.Result // described with the schema cache
 		list, err := b.selectList(rel, "_t0", rq.q.Select, "")
 		if err != nil {
 			return err
@@ -499,40 +496,6 @@ func (s *Server) noFunc(f *Func, args map[string]json.RawMessage) error {
 	sort.Strings(names)
 	return &Error{Status: 404, Code: "PGRST202", Message: fmt.Sprintf("Could not find the function %s.%s(%s) in the schema cache", f.Schema, f.Name, strings.Join(names, ", ")),
 		Hint: "Perhaps you meant to call the function with different arguments"}
-}
-
-// describeResult learns the columns a row-returning function yields (so filters and
-// select names are checked like a table's).
-func (s *Server) describeResult(rq *request, f *Func, rel *Relation) error {
-	rows, err := s.d.Owner.Query(rq.r.Context(), `
-		select coalesce(a.attname, p.name), format_type(coalesce(a.atttypid, p.typ), null)
-		from pg_proc f
-		left join pg_type t on t.oid = f.prorettype and t.typtype = 'c'
-		left join pg_attribute a on a.attrelid = t.typrelid and a.attnum > 0 and not a.attisdropped
-		left join lateral (select unnest(f.proargnames) as name, unnest(coalesce(f.proallargtypes, f.proargtypes::oid[])) as typ,
-		                          unnest(coalesce(f.proargmodes::text[], array_fill('i'::text, array[f.pronargs]))) as mode) p
-		  on t.oid is null and p.mode in ('t', 'o')
-		where f.pronamespace = $1::regnamespace and f.proname = $2 and (a.attname is not null or p.name is not null)
-		order by a.attnum`, f.Schema, f.Name)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var c Column
-		if err := rows.Scan(&c.Name, &c.Type); err != nil {
-			return err
-		}
-		rel.Columns = append(rel.Columns, c)
-	}
-	for i := range rel.Columns {
-		rel.col[rel.Columns[i].Name] = &rel.Columns[i]
-	}
-	if len(rel.Columns) == 0 {
-		rel.Columns = []Column{{Name: f.Name, Type: f.ReturnType}}
-		rel.col[f.Name] = &rel.Columns[0]
-	}
-	return rows.Err()
 }
 
 // toCSV turns a JSON array of objects into CSV, keeping the key order of the first row.

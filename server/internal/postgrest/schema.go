@@ -55,6 +55,10 @@ type Func struct {
 	Void         bool
 	Volatile     bool
 	SingleJSON   bool // one unnamed json/jsonb parameter
+	// Result describes the rows a set- or row-returning function yields, so filters,
+	// select and order on them are checked like a table's; nil for other functions.
+	Result *Relation
+	oid    uint32
 }
 
 // Arg of a function.
@@ -150,7 +154,7 @@ func loadSchema(ctx context.Context, pool *pgxpool.Pool, schemas []string) (*Sch
 	}
 	// Functions.
 	rows, err = pool.Query(ctx, `
-		select n.nspname, p.proname, coalesce(p.proargnames, '{}'), coalesce(p.proargmodes::text[], '{}'),
+		select p.oid, n.nspname, p.proname, coalesce(p.proargnames, '{}'), coalesce(p.proargmodes::text[], '{}'),
 		       array(select format_type(t, null) from unnest(coalesce(p.proallargtypes, p.proargtypes::oid[])) t),
 		       p.pronargdefaults, format_type(p.prorettype, null), p.proretset,
 		       t.typtype = 'c' or p.prorettype = 'record'::regtype, p.prorettype = 'void'::regtype, p.provolatile = 'v'
@@ -164,7 +168,7 @@ func loadSchema(ctx context.Context, pool *pgxpool.Pool, schemas []string) (*Sch
 		var names, modes, types []string
 		var ndef int
 		f := &Func{}
-		if err := rows.Scan(&sch, &name, &names, &modes, &types, &ndef, &ret, &f.ReturnsSet, &f.ReturnsRow, &f.Void, &f.Volatile); err != nil {
+		if err := rows.Scan(&f.oid, &sch, &name, &names, &modes, &types, &ndef, &ret, &f.ReturnsSet, &f.ReturnsRow, &f.Void, &f.Volatile); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -198,7 +202,62 @@ func loadSchema(ctx context.Context, pool *pgxpool.Pool, schemas []string) (*Sch
 		s.Funcs[key] = f
 	}
 	rows.Close()
-	return s, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return s, describeResults(ctx, pool, s)
+}
+
+// describeResults learns the result columns of every set- or row-returning function in
+// the cache: the attributes of a composite return type, or the OUT/TABLE parameters.
+// A function returning a set of a scalar yields one column named after the function.
+func describeResults(ctx context.Context, pool *pgxpool.Pool, s *Schema) error {
+	byOID := map[uint32]*Func{}
+	var oids []uint32
+	for _, f := range s.Funcs {
+		if f.ReturnsSet || f.ReturnsRow {
+			f.Result = &Relation{Schema: f.Schema, Name: f.Name, col: map[string]*Column{}}
+			byOID[f.oid] = f
+			oids = append(oids, f.oid)
+		}
+	}
+	rows, err := pool.Query(ctx, `
+		select f.oid, coalesce(a.attname, p.name), format_type(coalesce(a.atttypid, p.typ), null)
+		from pg_proc f
+		left join pg_type t on t.oid = f.prorettype and t.typtype = 'c'
+		left join pg_attribute a on a.attrelid = t.typrelid and a.attnum > 0 and not a.attisdropped
+		left join lateral (select unnest(f.proargnames) as name, unnest(coalesce(f.proallargtypes, f.proargtypes::oid[])) as typ,
+		                          unnest(coalesce(f.proargmodes::text[], array_fill('i'::text, array[f.pronargs]))) as mode,
+		                          generate_subscripts(coalesce(f.proallargtypes, f.proargtypes::oid[]), 1) as ord) p
+		  on t.oid is null and p.mode in ('t', 'o')
+		where f.oid = any($1) and (a.attname is not null or p.name is not null)
+		order by f.oid, a.attnum, p.ord`, oids)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var oid uint32
+		var c Column
+		if err := rows.Scan(&oid, &c.Name, &c.Type); err != nil {
+			return err
+		}
+		if f := byOID[oid]; f != nil {
+			f.Result.Columns = append(f.Result.Columns, c)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, f := range byOID {
+		if len(f.Result.Columns) == 0 {
+			f.Result.Columns = []Column{{Name: f.Name, Type: f.ReturnType}}
+		}
+		for i := range f.Result.Columns {
+			f.Result.col[f.Result.Columns[i].Name] = &f.Result.Columns[i]
+		}
+	}
+	return nil
 }
 
 // watch reloads the cache on NOTIFY pgrst (PostgREST's channel) until ctx ends.
