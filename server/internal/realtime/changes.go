@@ -358,7 +358,7 @@ func (f *changeFeed) canSee(claims *authn.Claims, ti *tableInfo, c change) bool 
 	}
 	ctx, cancel := context.WithTimeout(f.s.ctx, 5*time.Second)
 	defer cancel()
-	setup, args, err := db.RoleSetup(claims, db.RequestInfo{Method: "GET", Path: "/realtime/v1"})
+	setup, args, err := db.RoleSetup(claims, db.RequestInfo{Method: "GET", Path: "/realtime/v1", ReadOnly: true})
 	if err != nil {
 		return false
 	}
@@ -388,17 +388,15 @@ func (f *changeFeed) canSee(claims *authn.Claims, ti *tableInfo, c change) bool 
 		return false
 	}
 	defer conn.Release()
-	// One round trip: begin, role and claims, the check, end.
+	// One round trip in one implicit transaction (pgx ends a batch with a single Sync), as
+	// the data API does: role and claims, read-only, then the check; the settings end with it.
 	batch := &pgx.Batch{}
-	batch.Queue("begin read only")
 	batch.Queue(setup, args...)
 	var ok bool
 	batch.Queue(q, qargs...).QueryRow(func(r pgx.Row) error { return r.Scan(&ok) })
-	batch.Queue("rollback")
 	err = conn.SendBatch(ctx, batch).Close()
 	if err != nil {
 		f.s.d.Log.Debug("realtime: visibility check failed", "err", err)
-		_, _ = conn.Exec(context.Background(), "rollback")
 		return false
 	}
 	return ok
