@@ -1,15 +1,18 @@
--- search_cases plans its two fixed-shape queries once per session. 006 ran every query
--- through EXECUTE, which plans it again on each call; with the RLS policy of cases in the
--- join, planning was most of a search's time. Now:
+-- search_cases plans its two fixed-shape queries once per session and skips a code tier
+-- with no match at all. 006 ran every query through EXECUTE, which plans it again on each
+-- call; with the RLS policy of cases in the join, planning was most of a search's time. Now:
 --   * codes starting with the query are a range of the C-ordered code index, in static SQL
 --     (a prefix LIKE needs a constant pattern to use that index; a range does not);
 --   * the 2,000-code window is static SQL, the tier picked by a CASE in its filter;
---   * EXECUTE remains where the best plan depends on the pattern: the code tier's
---     existence check (014) and the fetch past the window. The title tier no longer checks
---     first: titles tend to match densely, and the window then answers at once;
+--   * the code tier first asks the trigram index whether any code contains the query: a
+--     word query ("raspunderea") used to scan the whole window and then the index, only to
+--     find nothing. The title tier does not check first: titles tend to match densely, and
+--     the window then answers at once;
+--   * EXECUTE remains where the best plan depends on the pattern: that existence check and
+--     the fetch past the window;
 --   * the window's upper code is looked up only when the fetch past it is needed.
 -- Tiers, conditions and order are those of 006, which explains the design. On 10,000 cases
--- (one client, pgbench, 006 -> 015): a word in every title 1.20 -> 0.58 ms, a code prefix
+-- (one client, pgbench, 006 -> 014): a word in every title 1.20 -> 0.58 ms, a code prefix
 -- 0.35 -> 0.10 ms, two letters 0.70 -> 0.56 ms, no match at all 1.72 -> 1.26 ms.
 create or replace function public.search_cases(search_query text, max_results int default 10)
 returns table (id uuid, case_code text, title text, level text, verified boolean, category text,
