@@ -29,9 +29,6 @@ type RequestInfo struct {
 	Headers map[string]string
 	// StatementTimeout, when positive, bounds every statement of the transaction.
 	StatementTimeout time.Duration
-	// ReadOnly makes the setup statement itself switch the transaction to read-only, for
-	// callers that run it in an implicit transaction (no BEGIN READ ONLY).
-	ReadOnly bool
 }
 
 // allowedRoles are the only roles a request may switch into. The role comes from a
@@ -55,7 +52,7 @@ func (e ErrRoleNotAllowed) Error() string { return fmt.Sprintf("role %q does not
 // The setup travels in the same round trip as fn's first statement when fn uses
 // pgx's batch; otherwise it costs one extra round trip.
 func AsRole(ctx context.Context, pool *pgxpool.Pool, claims *authn.Claims, mode Mode, info RequestInfo, fn func(pgx.Tx) error) error {
-	setup, args, err := RoleSetup(claims, info)
+	setup, args, err := roleSetup(claims, info, false) // BEGIN READ ONLY sets the mode
 	if err != nil {
 		return err
 	}
@@ -71,9 +68,42 @@ func AsRole(ctx context.Context, pool *pgxpool.Pool, claims *authn.Claims, mode 
 	})
 }
 
-// RoleSetup returns the single statement (and its arguments) that switches role and
-// sets the request settings inside an open transaction.
-func RoleSetup(claims *authn.Claims, info RequestInfo) (string, []any, error) {
+// SendAsRole runs the statements queue adds as the claims' role in one network round
+// trip: the settings AsRole makes, then queue's statements, sent by pgx as one batch that
+// ends in a single Sync. PostgreSQL runs everything before a Sync in one implicit
+// transaction, so the settings (and read-only mode for ReadOnly) hold for those statements
+// and end with them, and a failure rolls them all back, with no BEGIN or COMMIT to send and
+// execute. With rollback the batch is wrapped in BEGIN ... ROLLBACK (Prefer: tx=rollback).
+// REST and realtime share it, as they share AsRole.
+func SendAsRole(ctx context.Context, conn *pgx.Conn, claims *authn.Claims, mode Mode, info RequestInfo, rollback bool, queue func(*pgx.Batch)) error {
+	setup, args, err := roleSetup(claims, info, mode == ReadOnly)
+	if err != nil {
+		return err
+	}
+	b := &pgx.Batch{}
+	if rollback {
+		b.Queue("begin")
+	}
+	b.Queue(setup, args...)
+	queue(b)
+	if rollback {
+		b.Queue("rollback")
+	}
+	err = conn.SendBatch(ctx, b).Close()
+	if err != nil && conn.PgConn().TxStatus() != 'I' {
+		// Only an explicit BEGIN leaves a failed transaction open; end it before the
+		// connection goes back to its pool (which would otherwise discard it).
+		if _, rerr := conn.Exec(context.WithoutCancel(ctx), "rollback"); rerr != nil {
+			conn.Close(context.WithoutCancel(ctx))
+		}
+	}
+	return err
+}
+
+// roleSetup returns the single statement (and its arguments) that switches role and sets
+// the request settings inside a transaction; with readOnly it also makes the transaction
+// read-only.
+func roleSetup(claims *authn.Claims, info RequestInfo, readOnly bool) (string, []any, error) {
 	role := authn.RoleAnon
 	var claimsJSON []byte
 	sub := ""
@@ -108,7 +138,7 @@ func RoleSetup(claims *authn.Claims, info RequestInfo) (string, []any, error) {
   set_config('request.headers', $6, true),
   set_config('statement_timeout', $7, true)`
 	args := []any{role, string(claimsJSON), sub, info.Method, info.Path, string(headersJSON), timeout}
-	if info.ReadOnly {
+	if readOnly {
 		// Going read-only is allowed at any point of a transaction (only the way back
 		// must come before the first query), so the setup statement can do it.
 		return q + ",\n  set_config('transaction_read_only', 'on', true)", args, nil
@@ -136,10 +166,9 @@ func appendJSONObject(dst []byte, m map[string]string) []byte {
 	return append(dst, '}')
 }
 
-// appendJSONString quotes s as a JSON string. Control characters, quotes and
-// backslashes are escaped (with encoding/json's short forms); <, > and & too, as
-// encoding/json does; invalid
-// UTF-8 becomes U+FFFD, which PostgreSQL's text input accepts.
+// appendJSONString quotes s as a JSON string the way encoding/json does: quotes,
+// backslashes and control characters escaped (with its short forms), <, > and & as \u00XX,
+// and invalid UTF-8 replaced by U+FFFD, which PostgreSQL's text input accepts.
 func appendJSONString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')

@@ -23,7 +23,7 @@ func TestHeadersJSONMatchesEncodingJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		if m == nil {
-			want = []byte("{}") // RoleSetup sends an empty object for no headers
+			want = []byte("{}") // roleSetup sends an empty object for no headers
 		}
 		got := appendJSONObject(nil, m)
 		if string(got) != string(want) {

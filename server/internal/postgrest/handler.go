@@ -358,7 +358,7 @@ func (s *Server) run(rq *request, mode db.Mode, sql string, args []any, plain bo
 			if err != nil {
 				return err
 			}
-			res.body, res.rows = []byte("[]"), int(tag.RowsAffected())
+			res = plainResult(tag)
 		} else {
 			stmt, planned := sql, (*int64)(nil)
 			if rq.explainSQL != "" {
@@ -372,11 +372,9 @@ func (s *Server) run(rq *request, mode db.Mode, sql string, args []any, plain bo
 					planned = &n
 				}
 			}
-			body := rq.bodyScanner()
-			if err := tx.QueryRow(rq.r.Context(), stmt, args...).Scan(body, &res.rows, &res.total); err != nil {
+			if err := rq.scanResult(tx.QueryRow(rq.r.Context(), stmt, args...), &res); err != nil {
 				return err
 			}
-			res.body = body.b
 			if planned != nil {
 				res.total = planned
 			}
@@ -406,58 +404,47 @@ func (s *Server) run(rq *request, mode db.Mode, sql string, args []any, plain bo
 	return res, nil
 }
 
-// pipelined sends the role and claims settings (db.RoleSetup, the same settings
-// db.AsRole makes) and the statement as one pipeline: one network round trip once pgx has
-// the statements prepared. pgx ends a batch with a single Sync, and PostgreSQL runs every
-// statement before a Sync in one implicit transaction, so the local settings hold for the
-// statement and end with it, and a failure rolls everything back, with no BEGIN or COMMIT
-// to send and execute. tx=rollback needs an explicit BEGIN ... ROLLBACK.
+// pipelined runs the statement after the role and claims settings in one round trip and
+// one implicit transaction (db.SendAsRole); tx=rollback wraps it in BEGIN ... ROLLBACK.
 func (s *Server) pipelined(rq *request, mode db.Mode, info db.RequestInfo, sql string, args []any, plain bool) (result, error) {
 	var res result
-	rollback := mode == db.ReadWrite && rq.prefer["tx"] == "rollback"
-	info.ReadOnly = mode == db.ReadOnly
-	setup, sargs, err := db.RoleSetup(rq.id.Claims, info)
-	if err != nil {
-		return res, err
-	}
 	ctx := rq.r.Context()
 	conn, err := s.d.API.Acquire(ctx)
 	if err != nil {
 		return res, err
 	}
 	defer conn.Release()
-	b := &pgx.Batch{}
-	if rollback {
-		b.Queue("begin")
-	}
-	b.Queue(setup, sargs...)
-	if plain {
-		b.Queue(sql, args...).Exec(func(tag pgconn.CommandTag) error {
-			res.body, res.rows = []byte("[]"), int(tag.RowsAffected())
-			return nil
-		})
-	} else {
-		b.Queue(sql, args...).QueryRow(func(row pgx.Row) error {
-			body := rq.bodyScanner()
-			if err := row.Scan(body, &res.rows, &res.total); err != nil {
-				return err
-			}
-			res.body = body.b
-			return nil
-		})
-	}
-	if rollback {
-		b.Queue("rollback")
-	}
-	err = conn.SendBatch(ctx, b).Close()
-	if err != nil && conn.Conn().PgConn().TxStatus() != 'I' {
-		// A failed statement leaves the transaction aborted; end it before the
-		// connection goes back to the pool (otherwise the pool would discard it).
-		if _, rerr := conn.Exec(context.WithoutCancel(ctx), "rollback"); rerr != nil {
-			conn.Conn().Close(context.WithoutCancel(ctx))
+	rollback := mode == db.ReadWrite && rq.prefer["tx"] == "rollback"
+	err = db.SendAsRole(ctx, conn.Conn(), rq.id.Claims, mode, info, rollback, func(b *pgx.Batch) {
+		if plain {
+			b.Queue(sql, args...).Exec(func(tag pgconn.CommandTag) error {
+				res = plainResult(tag)
+				return nil
+			})
+		} else {
+			b.Queue(sql, args...).QueryRow(func(row pgx.Row) error {
+				return rq.scanResult(row, &res)
+			})
 		}
-	}
+	})
 	return res, err
+}
+
+// plainResult is the result of a statement without RETURNING: no rows to show, only
+// how many it affected.
+func plainResult(tag pgconn.CommandTag) result {
+	return result{body: []byte("[]"), rows: int(tag.RowsAffected())}
+}
+
+// scanResult reads a statement's one result row (body, rows, total) into res, the body
+// into the request's pooled buffer.
+func (rq *request) scanResult(row pgx.Row, res *result) error {
+	body := rq.bodyScanner()
+	if err := row.Scan(body, &res.rows, &res.total); err != nil {
+		return err
+	}
+	res.body = body.b
+	return nil
 }
 
 // plannedRows is the planner's estimate of the rows a statement yields.

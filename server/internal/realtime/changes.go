@@ -23,7 +23,7 @@ import (
 // each change to realtime.changes and NOTIFY its id (see 009_realtime.sql). Going
 // through a table lets payloads of any size arrive, and lets every instance read every
 // change. Each change is delivered only to subscribers whose role and claims may SELECT
-// that row — checked with the same role and settings as the data API (db.RoleSetup).
+// that row — checked with the same role and settings as the data API (db.SendAsRole).
 type changeFeed struct {
 	s      *Server
 	mu     sync.RWMutex
@@ -358,10 +358,6 @@ func (f *changeFeed) canSee(claims *authn.Claims, ti *tableInfo, c change) bool 
 	}
 	ctx, cancel := context.WithTimeout(f.s.ctx, 5*time.Second)
 	defer cancel()
-	setup, args, err := db.RoleSetup(claims, db.RequestInfo{Method: "GET", Path: "/realtime/v1", ReadOnly: true})
-	if err != nil {
-		return false
-	}
 	table := pgx.Identifier{ti.Schema, ti.Name}.Sanitize()
 	var q string
 	var qargs []any
@@ -388,13 +384,12 @@ func (f *changeFeed) canSee(claims *authn.Claims, ti *tableInfo, c change) bool 
 		return false
 	}
 	defer conn.Release()
-	// One round trip in one implicit transaction (pgx ends a batch with a single Sync), as
-	// the data API does: role and claims, read-only, then the check; the settings end with it.
-	batch := &pgx.Batch{}
-	batch.Queue(setup, args...)
+	// One round trip, as the data API makes it: role and claims, read-only, the check.
 	var ok bool
-	batch.Queue(q, qargs...).QueryRow(func(r pgx.Row) error { return r.Scan(&ok) })
-	err = conn.SendBatch(ctx, batch).Close()
+	info := db.RequestInfo{Method: "GET", Path: "/realtime/v1"}
+	err = db.SendAsRole(ctx, conn.Conn(), claims, db.ReadOnly, info, false, func(b *pgx.Batch) {
+		b.Queue(q, qargs...).QueryRow(func(r pgx.Row) error { return r.Scan(&ok) })
+	})
 	if err != nil {
 		f.s.d.Log.Debug("realtime: visibility check failed", "err", err)
 		return false
