@@ -2,6 +2,8 @@
 // 10,000 cases (each with articles, steps and hints). For each request shape it runs the
 // same work directly through pgx — one transaction with the role and claims settings,
 // then the equivalent statement — and prints REST as a ratio to that raw baseline.
+// BENCH_SERVER_ENV adds environment settings to the server process, for experiments
+// (BENCH_SERVER_ENV="GOGC=400 GOMAXPROCS=1").
 package main
 
 import (
@@ -42,10 +44,6 @@ func main() {
 			log.Fatalf("-clients: %q", c)
 		}
 		clients = append(clients, n)
-	}
-	conc := clients[0]
-	for _, c := range clients {
-		conc = max(conc, c)
 	}
 	ctx := context.Background()
 	dbURL, drop, err := benchutil.TempDatabase(ctx, "casus_bench_rest")
@@ -135,20 +133,21 @@ func main() {
 		if *only != "" && !strings.Contains(sh.name, *only) {
 			continue
 		}
+		args := func() []any { return nil }
+		if sh.args != nil {
+			args = sh.args
+		}
+		extra := map[string]string{}
+		for k, v := range hdr {
+			extra[k] = v
+		}
+		if sh.method == "POST" && sh.path == "/rest/v1/case_submissions" {
+			extra["Prefer"] = "return=representation"
+		}
 		for _, conc := range clients {
-			args := func() []any { return nil }
-			if sh.args != nil {
-				args = sh.args
-			}
-			extra := map[string]string{}
-			for k, v := range hdr {
-				extra[k] = v
-			}
-			if sh.method == "POST" && sh.path == "/rest/v1/case_submissions" {
-				extra["Prefer"] = "return=representation"
-			}
 			// One keep-alive connection per worker, wrk-style (see benchutil.RawConn), dialled
-			// for each round: the server closes connections idle through a raw round.
+			// for each round: a new connection must send its first request within the
+			// server's ReadHeaderTimeout (10 s), and a raw round may last longer.
 			conns := make([]*benchutil.RawConn, conc)
 			rawSide := func(w int) error { return raw(sh.sql, args()...)(w) }
 			restSide := func(w int) error {

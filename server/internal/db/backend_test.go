@@ -85,9 +85,7 @@ func TestKeepBackendHeapStopsPerStatementPageFaults(t *testing.T) {
 	}
 	defer pools.Close()
 	pooled := map[string]float64{}
-	for name, pool := range map[string]interface {
-		Acquire(context.Context) (*pgxpool.Conn, error)
-	}{"owner": pools.Owner, "api": pools.API} {
+	for name, pool := range map[string]*pgxpool.Pool{"owner": pools.Owner, "api": pools.API} {
 		c, err := pool.Acquire(ctx)
 		if err != nil {
 			t.Fatal(err)

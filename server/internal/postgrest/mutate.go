@@ -7,11 +7,22 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
 	"casus/server/internal/db"
 )
+
+// readPayload reads the request body (bounded by MAX_BODY_BYTES) and its columns, for
+// the writes that take rows: POST, PATCH and PUT.
+func (s *Server) readPayload(rq *request, rel *Relation) (string, []string, error) {
+	body, err := readBody(rq, s.d.Config.MaxBodyBytes)
+	if err != nil {
+		return "", nil, err
+	}
+	return payloadColumns(rq, rel, body)
+}
 
 // payloadColumns reads a JSON object or array body and the columns it sets
 // (columns= when given, else the keys of the first object), all checked against the cache.
@@ -102,11 +113,7 @@ func (s *Server) mutationResult(rq *request, b *builder, rel *Relation, cte stri
 }
 
 func (s *Server) insert(rq *request, sc *Schema, rel *Relation) error {
-	body, err := readBody(rq, s.d.Config.MaxBodyBytes)
-	if err != nil {
-		return err
-	}
-	data, cols, err := payloadColumns(rq, rel, body)
+	data, cols, err := s.readPayload(rq, rel)
 	if err != nil {
 		return err
 	}
@@ -193,11 +200,7 @@ func (s *Server) mutationResponse(rq *request, rel *Relation, res result, status
 }
 
 func (s *Server) update(rq *request, sc *Schema, rel *Relation) error {
-	body, err := readBody(rq, s.d.Config.MaxBodyBytes)
-	if err != nil {
-		return err
-	}
-	data, cols, err := payloadColumns(rq, rel, body)
+	data, cols, err := s.readPayload(rq, rel)
 	if err != nil {
 		return err
 	}
@@ -258,11 +261,7 @@ func (s *Server) put(rq *request, sc *Schema, rel *Relation) error {
 	if !ok {
 		return &Error{Status: 405, Code: "PGRST105", Message: "Filters must include all and only primary key columns with 'eq' operators"}
 	}
-	body, err := readBody(rq, s.d.Config.MaxBodyBytes)
-	if err != nil {
-		return err
-	}
-	data, cols, err := payloadColumns(rq, rel, body)
+	data, cols, err := s.readPayload(rq, rel)
 	if err != nil {
 		return err
 	}
@@ -286,7 +285,7 @@ func (s *Server) put(rq *request, sc *Schema, rel *Relation) error {
 	}
 	var sets []string
 	for _, c := range cols {
-		if c = strings.TrimSpace(c); !contains(rel.PK, c) {
+		if c = strings.TrimSpace(c); !slices.Contains(rel.PK, c) {
 			sets = append(sets, qi(c)+" = excluded."+qi(c))
 		}
 	}
@@ -330,15 +329,6 @@ func (s *Server) put(rq *request, sc *Schema, rel *Relation) error {
 	}
 	rq.w.WriteHeader(http.StatusNoContent)
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *Server) delete(rq *request, sc *Schema, rel *Relation) error {

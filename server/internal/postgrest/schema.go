@@ -2,6 +2,8 @@ package postgrest
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -213,12 +215,10 @@ func loadSchema(ctx context.Context, pool *pgxpool.Pool, schemas []string) (*Sch
 // A function returning a set of a scalar yields one column named after the function.
 func describeResults(ctx context.Context, pool *pgxpool.Pool, s *Schema) error {
 	byOID := map[uint32]*Func{}
-	var oids []uint32
 	for _, f := range s.Funcs {
 		if f.ReturnsSet || f.ReturnsRow {
 			f.Result = &Relation{Schema: f.Schema, Name: f.Name, col: map[string]*Column{}}
 			byOID[f.oid] = f
-			oids = append(oids, f.oid)
 		}
 	}
 	rows, err := pool.Query(ctx, `
@@ -231,7 +231,7 @@ func describeResults(ctx context.Context, pool *pgxpool.Pool, s *Schema) error {
 		                          generate_subscripts(coalesce(f.proallargtypes, f.proargtypes::oid[]), 1) as ord) p
 		  on t.oid is null and p.mode in ('t', 'o')
 		where f.oid = any($1) and (a.attname is not null or p.name is not null)
-		order by f.oid, a.attnum, p.ord`, oids)
+		order by f.oid, a.attnum, p.ord`, slices.Collect(maps.Keys(byOID)))
 	if err != nil {
 		return err
 	}
