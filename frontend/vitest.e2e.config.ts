@@ -7,7 +7,9 @@ export default defineConfig({
     environment: 'node',
     include: ['e2e/**/*.test.ts'],
     fileParallelism: false,
-    testTimeout: 90_000,
+    // Whole user journeys, each a bound rather than a wait: generous so that a busy 2-core
+    // machine (CI beside other work) finishes them; every step inside waits on the page.
+    testTimeout: 300_000,
     hookTimeout: 60_000,
   },
 });

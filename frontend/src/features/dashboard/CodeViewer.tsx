@@ -36,6 +36,11 @@ export function articleNumber(input: string): string {
   return m ? m[1] : input.trim();
 }
 
+// How long a jump keeps its article at the top: until the position has held this many
+// frames in a row, and never longer than about ten seconds of frames.
+const SETTLED_FRAMES = 12;
+const MAX_PLACING_FRAMES = 600;
+
 const cache = new Map<CodeId, Promise<string>>();
 function loadText(id: CodeId): Promise<string> {
   if (!cache.has(id)) {
@@ -80,20 +85,26 @@ export function CodeViewer({ target, active = true }: { target: { code: CodeId; 
       });
   }, [tab, text]);
   const articles = useMemo(() => (text[tab] ? splitArticles(text[tab]!) : []), [text, tab]);
-  // Brings the highlighted article to the top of the text box. Articles off screen have
-  // estimated heights until first shown (content-visibility), and a bottom sheet may still
-  // be sliding in, so the position is kept for about 40 frames unless the reader scrolls
-  // first; hidden (a closed bottom sheet), it waits until shown.
+  // Brings the highlighted article to the top of the text box and keeps it there until
+  // its position holds. The highlighted article is always rendered (CSS exempts it from
+  // content-visibility), but the articles around it start with estimated heights and take
+  // their real ones as the browser renders what scrolls into view, which moves the target;
+  // a bottom sheet may also still be sliding in. So the position is corrected each frame
+  // until it has held for a few frames (or the box can scroll no further), unless the
+  // reader scrolls first; hidden (a closed bottom sheet), it waits until shown.
   useEffect(() => {
     const el = highlight && box.current?.querySelector<HTMLElement>(`[data-article="${CSS.escape(highlight.article)}"]`);
     const c = box.current;
     if (!el || !c || !active) return;
     let raf = 0;
     let frames = 0;
+    let held = 0;
     const place = () => {
       const off = el.getBoundingClientRect().top - c.getBoundingClientRect().top;
+      const before = c.scrollTop;
       if (Math.abs(off) > 1) c.scrollTop += off;
-      if (++frames < 40) raf = requestAnimationFrame(place);
+      held = Math.abs(off) <= 1 || c.scrollTop === before ? held + 1 : 0;
+      if (held < SETTLED_FRAMES && ++frames < MAX_PLACING_FRAMES) raf = requestAnimationFrame(place);
     };
     const stop = () => cancelAnimationFrame(raf);
     const events = ['wheel', 'touchstart', 'pointerdown', 'keydown'] as const;
