@@ -23,6 +23,10 @@ export function aiEnabled(): boolean {
   return appConfig?.aiEnabled ?? false;
 }
 
+// The server names the model in /config.json; this fallback is the server's default
+// (config.DefaultAIModel), kept equal by lib/aiModel.test.ts.
+export const DEFAULT_AI_MODEL = 'claude-sonnet-5-5';
+
 export function aiModel(): string {
-  return appConfig?.aiModel || 'claude-sonnet-4-5';
+  return appConfig?.aiModel || DEFAULT_AI_MODEL;
 }

@@ -20,6 +20,11 @@ import (
 	"time"
 )
 
+// DefaultAIModel is the upstream model when AI_MODEL is unset: the current mid-tier model of
+// the installed @anthropic-ai/sdk's model list. frontend/src/lib/aiModel.test.ts fails when
+// it lands on the SDK's deprecated list, or drifts from the web app's fallback.
+const DefaultAIModel = "claude-sonnet-5-5"
+
 // Config is the whole server configuration. Secrets are never logged: use LogValue.
 type Config struct {
 	Env         string // "development" or "production"
@@ -119,7 +124,7 @@ func Load() (*Config, error) {
 		AnthropicBase:   strings.TrimRight(env("ANTHROPIC_BASE_URL", "https://api.anthropic.com"), "/"),
 		OpenAIAPIKey:    os.Getenv("OPENAI_API_KEY"),
 		OpenAIBase:      strings.TrimRight(os.Getenv("OPENAI_BASE_URL"), "/"),
-		AIModel:         env("AI_MODEL", "claude-sonnet-4-5"),
+		AIModel:         env("AI_MODEL", DefaultAIModel),
 
 		FrontendDir: env("FRONTEND_DIR", "frontend/dist"),
 	}
