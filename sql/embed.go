@@ -4,10 +4,17 @@ package casussql
 
 import "embed"
 
-// Migrations holds sql/migrations/*.sql, applied in order by tern.
+// Platform holds sql/platform/*.sql: the Supabase-compatible core (roles, the auth schema,
+// realtime, Supabase's default privileges), applied by tern whatever app is served.
 //
-//go:embed migrations/*.sql
-var Migrations embed.FS
+//go:embed platform/*.sql
+var Platform embed.FS
+
+// App holds sql/app/*.sql: the study app's schema, applied after the platform unless
+// CASUS_APP=none.
+//
+//go:embed app/*.sql
+var App embed.FS
 
 // Seed holds sql/seed: the category catalogues, the university list and the curriculum cases.
 //

@@ -1,3 +1,8 @@
+-- The study app is default-deny: revoke the platform's Supabase-style default privileges
+-- (platform 006) before creating anything; every grant below and in 002 is explicit.
+alter default privileges in schema public revoke all on tables from anon, authenticated, service_role;
+alter default privileges in schema public revoke all on sequences from anon, authenticated, service_role;
+
 -- Domain schema (issue 4): the tables the app reads and writes through /rest/v1, with every
 -- integrity rule a hand-crafted API call could break held by PostgreSQL itself.
 -- Access rules (grants, RLS, guard triggers) are in 005, views and RPCs in 006.

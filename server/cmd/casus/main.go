@@ -67,7 +67,7 @@ func run() error {
 		}
 		log.Info("starting", "config", cfg)
 		opts := app.Options{NoMigrate: *noMigrate}
-		if *withSeed {
+		if *withSeed && cfg.StudyApp() {
 			opts.BeforeServe = seed.Run
 		}
 		return app.Run(ctx, cfg, log, opts)
@@ -77,13 +77,17 @@ func run() error {
 			return err
 		}
 		defer stopCluster()
-		v, err := db.Migrate(ctx, url)
+		v, err := db.Migrate(ctx, url, cfg.StudyApp())
 		if err != nil {
 			return err
 		}
-		fmt.Printf("database at migration version %d\n", v)
+		fmt.Printf("database migrated: %s\n", v)
 		return nil
 	case "seed":
+		if !cfg.StudyApp() {
+			fmt.Println("CASUS_APP=none: no study content to seed")
+			return nil
+		}
 		d, stopAll, err := app.Prepare(ctx, cfg, log, true)
 		if err != nil {
 			return err

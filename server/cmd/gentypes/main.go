@@ -57,7 +57,7 @@ func run(check bool) error {
 		u, q = u[:i], u[i:]
 	}
 	url := u[:strings.LastIndexByte(u, '/')+1] + name + q
-	if _, err := db.Migrate(ctx, url); err != nil {
+	if _, err := db.Migrate(ctx, url, true); err != nil {
 		return err
 	}
 	conn, err := pgx.Connect(ctx, url)

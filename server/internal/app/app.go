@@ -49,12 +49,12 @@ func Prepare(ctx context.Context, cfg *config.Config, log *slog.Logger, migrate 
 		return deps.Deps{}, func() {}, err
 	}
 	if migrate {
-		v, err := db.Migrate(ctx, url)
+		v, err := db.Migrate(ctx, url, cfg.StudyApp())
 		if err != nil {
 			stopCluster()
 			return deps.Deps{}, func() {}, fmt.Errorf("migrate: %w", err)
 		}
-		log.Info("database migrated", "version", v)
+		log.Info("database migrated", "platform", v.Platform, "app", v.App)
 	}
 	pools, err := db.OpenPools(ctx, url, cfg.JWTSecret, int32(cfg.DBOwnerPool), int32(cfg.DBPool))
 	if err != nil {
@@ -84,8 +84,13 @@ func Handler(ctx context.Context, d deps.Deps) (http.Handler, func(), error) {
 		func(ctx context.Context, d deps.Deps) (service, error) { return gotrue.New(ctx, d) },
 		func(ctx context.Context, d deps.Deps) (service, error) { return postgrest.New(ctx, d) },
 		func(ctx context.Context, d deps.Deps) (service, error) { return realtime.New(ctx, d) },
-		func(ctx context.Context, d deps.Deps) (service, error) { return aigw.New(ctx, d) },
-		func(ctx context.Context, d deps.Deps) (service, error) { return web.New(ctx, d) },
+	}
+	// The study app's own surfaces: its AI gateway (prompts over its tables) and web app.
+	if d.Config.StudyApp() {
+		builders = append(builders,
+			func(ctx context.Context, d deps.Deps) (service, error) { return aigw.New(ctx, d) },
+			func(ctx context.Context, d deps.Deps) (service, error) { return web.New(ctx, d) },
+		)
 	}
 	for _, build := range builders {
 		s, err := build(ctx, d)

@@ -27,7 +27,11 @@ const DefaultAIModel = "claude-sonnet-5-5"
 
 // Config is the whole server configuration. Secrets are never logged: use LogValue.
 type Config struct {
-	Env         string // "development" or "production"
+	Env string // "development" or "production"
+	// App is the app served on top of the Supabase core (CASUS_APP): "study" (Casus itself:
+	// its schema, seed, AI gateway and web app) or "none" (the core alone, serving whatever
+	// schema the operator loads).
+	App         string
 	Addr        string // CASUS_ADDR
 	PprofAddr   string // CASUS_PPROF_ADDR: loopback address for Go's runtime profiles; empty = off
 	DatabaseURL string // DATABASE_URL
@@ -80,10 +84,14 @@ type Config struct {
 // Production reports whether unsafe development conveniences must be off.
 func (c *Config) Production() bool { return c.Env == "production" }
 
+// StudyApp reports whether the study app is on (CASUS_APP=study, the default).
+func (c *Config) StudyApp() bool { return c.App == "study" }
+
 // LogValue keeps secrets out of logs.
 func (c *Config) LogValue() slog.Value {
 	return slog.GroupValue(
 		slog.String("env", c.Env),
+		slog.String("app", c.App),
 		slog.String("addr", c.Addr),
 		slog.String("database", redactURL(c.DatabaseURL)),
 		slog.String("site_url", c.SiteURL),
@@ -109,6 +117,7 @@ const DefaultDatabaseURL = "postgres://postgres@127.0.0.1:5432/casus?sslmode=dis
 func Load() (*Config, error) {
 	c := &Config{
 		Env:         env("CASUS_ENV", "development"),
+		App:         env("CASUS_APP", "study"),
 		Addr:        env("CASUS_ADDR", ":8080"),
 		PprofAddr:   os.Getenv("CASUS_PPROF_ADDR"),
 		DatabaseURL: env("DATABASE_URL", DefaultDatabaseURL),
@@ -187,6 +196,9 @@ func Load() (*Config, error) {
 func (c *Config) Validate() error {
 	if c.Env != "development" && c.Env != "production" {
 		return fmt.Errorf("CASUS_ENV must be development or production, not %q", c.Env)
+	}
+	if c.App != "study" && c.App != "none" {
+		return fmt.Errorf("CASUS_APP must be study or none, not %q", c.App)
 	}
 	if len(c.JWTSecret) < 32 {
 		return errors.New("JWT_SECRET must be at least 32 bytes")

@@ -37,8 +37,8 @@ func TestPrivateCluster(t *testing.T) {
 	if err := db.EnsureDatabase(ctx, url); err != nil {
 		t.Fatal(err)
 	}
-	if v, err := db.Migrate(ctx, url); err != nil || v < 7 {
-		t.Fatalf("migrate: v=%d err=%v", v, err)
+	if v, err := db.Migrate(ctx, url, true); err != nil || v.Platform < 5 || v.App < 9 {
+		t.Fatalf("migrate: %v err=%v", v, err)
 	}
 	cl.Stop()
 	if db.Reachable(ctx, url) {

@@ -15,13 +15,13 @@ import (
 func TestMigrateIsIdempotent(t *testing.T) {
 	url := pgtest.New(t)
 	ctx := context.Background()
-	v1, err := db.Migrate(ctx, url)
+	v1, err := db.Migrate(ctx, url, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v2, err := db.Migrate(ctx, url)
-	if err != nil || v1 != v2 || v1 < 2 {
-		t.Fatalf("re-run: v1=%d v2=%d err=%v", v1, v2, err)
+	v2, err := db.Migrate(ctx, url, true)
+	if err != nil || v1 != v2 || v1.Platform < 2 || v1.App < 2 {
+		t.Fatalf("re-run: v1=%v v2=%v err=%v", v1, v2, err)
 	}
 }
 

@@ -33,13 +33,13 @@ func TestMigrationsRerunAndUniversities(t *testing.T) {
 		return s
 	}
 	before := schema()
-	v1, err := db.Migrate(ctx, url)
+	v1, err := db.Migrate(ctx, url, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v2, err := db.Migrate(ctx, url)
+	v2, err := db.Migrate(ctx, url, true)
 	if err != nil || v2 != v1 {
-		t.Fatalf("re-run: version %d → %d, %v", v1, v2, err)
+		t.Fatalf("re-run: version %v → %v, %v", v1, v2, err)
 	}
 	if schema() != before {
 		t.Fatal("re-running migrations changed the schema")

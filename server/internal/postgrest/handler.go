@@ -35,11 +35,12 @@ type Server struct {
 // New loads the schema cache and starts watching for reloads.
 func New(ctx context.Context, d deps.Deps) (*Server, error) {
 	s := &Server{d: d}
-	sc, err := loadSchema(ctx, d.Owner, d.Config.DBSchemas)
-	if err != nil {
+	if err := checkSchemas(ctx, d.API, d.Config.DBSchemas); err != nil {
+		return nil, err
+	}
+	if err := s.Reload(ctx); err != nil {
 		return nil, fmt.Errorf("postgrest schema cache: %w", err)
 	}
-	s.cache.v.Store(sc)
 	wctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	go s.watch(wctx)
@@ -49,13 +50,16 @@ func New(ctx context.Context, d deps.Deps) (*Server, error) {
 // Close stops the schema watcher.
 func (s *Server) Close() error { s.cancel(); return nil }
 
-// Reload refreshes the schema cache now (tests that create tables use it).
+// Reload refreshes the schema cache now (at start, on NOTIFY pgrst, and in tests that
+// create tables), then warns about exposed relations without row-level security.
 func (s *Server) Reload(ctx context.Context) error {
 	sc, err := loadSchema(ctx, s.d.Owner, s.d.Config.DBSchemas)
-	if err == nil {
-		s.cache.v.Store(sc)
+	if err != nil {
+		return err
 	}
-	return err
+	s.cache.v.Store(sc)
+	warnUnprotected(ctx, s.d.Owner, s.d.Config.DBSchemas, s.d.Log)
+	return nil
 }
 
 // Routes registers /rest/v1.

@@ -268,17 +268,13 @@ func (srv *Server) watch(ctx context.Context) {
 			_, err = conn.Exec(ctx, "listen pgrst")
 		}
 		for err == nil {
-			var n interface{ GetPayload() string }
-			_ = n
 			nt, werr := conn.WaitForNotification(ctx)
 			if werr != nil {
 				err = werr
 				break
 			}
 			if nt.Payload == "" || nt.Payload == "reload schema" {
-				if s, lerr := loadSchema(ctx, srv.d.Owner, srv.d.Config.DBSchemas); lerr == nil {
-					srv.cache.v.Store(s)
-				} else {
+				if lerr := srv.Reload(ctx); lerr != nil {
 					srv.d.Log.Error("postgrest: schema reload", "err", lerr)
 				}
 			}

@@ -9,7 +9,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io/fs"
 	"os"
 	"sort"
 	"strings"
@@ -19,7 +18,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"casus/server/internal/db"
-	casussql "casus/sql"
 )
 
 // AdminURL is the maintenance connection used to create and drop test databases.
@@ -30,13 +28,24 @@ func AdminURL() string {
 	return "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
 }
 
-// New creates a migrated database for the test, dropped when the test ends, and
-// returns its owner connection string.
+// New creates a database migrated with the platform and the study app for the test,
+// dropped when the test ends, and returns its owner connection string.
 func New(t testing.TB) string {
+	t.Helper()
+	return newDatabase(t, true)
+}
+
+// NewPlatform is New without the study app (CASUS_APP=none): the Supabase core only.
+func NewPlatform(t testing.TB) string {
+	t.Helper()
+	return newDatabase(t, false)
+}
+
+func newDatabase(t testing.TB, withApp bool) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	tpl, err := template(ctx)
+	tpl, err := template(ctx, withApp)
 	if err != nil {
 		t.Fatalf("pgtest: template database: %v", err)
 	}
@@ -80,8 +89,8 @@ func replaceDB(url, name string) string {
 
 // template returns the name of a migrated template database for the current
 // migrations, creating it once under an advisory lock (packages test in parallel).
-func template(ctx context.Context) (string, error) {
-	hash, err := migrationsHash()
+func template(ctx context.Context, withApp bool) (string, error) {
+	hash, err := migrationsHash(withApp)
 	if err != nil {
 		return "", err
 	}
@@ -109,7 +118,7 @@ func template(ctx context.Context) (string, error) {
 	if _, err := admin.Exec(ctx, "create database "+name); err != nil {
 		return "", err
 	}
-	if _, err := db.Migrate(ctx, replaceDB(AdminURL(), name)); err != nil {
+	if _, err := db.Migrate(ctx, replaceDB(AdminURL(), name), withApp); err != nil {
 		_, _ = admin.Exec(ctx, "drop database if exists "+name+" with (force)")
 		return "", fmt.Errorf("migrate template: %w", err)
 	}
@@ -119,24 +128,20 @@ func template(ctx context.Context) (string, error) {
 	return name, nil
 }
 
-func migrationsHash() (string, error) {
-	entries, err := fs.ReadDir(casussql.Migrations, "migrations")
+func migrationsHash(withApp bool) (string, error) {
+	files, err := db.MigrationFiles(withApp)
 	if err != nil {
 		return "", err
 	}
-	names := make([]string, 0, len(entries))
-	for _, e := range entries {
-		names = append(names, e.Name())
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
 	}
 	sort.Strings(names)
 	h := sha256.New()
 	for _, n := range names {
-		b, err := fs.ReadFile(casussql.Migrations, "migrations/"+n)
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(h, "%s\x00%d\x00", n, len(b))
-		h.Write(b)
+		fmt.Fprintf(h, "%s\x00%d\x00", n, len(files[n]))
+		h.Write(files[n])
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }

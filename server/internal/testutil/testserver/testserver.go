@@ -29,14 +29,13 @@ const Secret = "test-secret-that-is-at-least-32-bytes-long!!"
 // Start runs a server for the test; tweak adjusts the configuration before start.
 func Start(t testing.TB, tweak func(*config.Config)) *Server {
 	t.Helper()
-	url := pgtest.New(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	base := "http://" + ln.Addr().String()
 	cfg := &config.Config{
-		Env: "development", Addr: ln.Addr().String(), DatabaseURL: url, DatabaseURLSet: true,
+		Env: "development", App: "study", Addr: ln.Addr().String(), DatabaseURLSet: true,
 		StateDir: t.TempDir(), SiteURL: base, JWTSecret: []byte(Secret), JWTExpiry: time.Hour,
 		SMTPPort: 25, SMTPSender: "Casus <no-reply@casus.test>",
 		RateLimitSignIn: 1000, RateLimitEmail: 1000, RateLimitVerify: 1000, RateLimitSignUp: 1000,
@@ -46,6 +45,13 @@ func Start(t testing.TB, tweak func(*config.Config)) *Server {
 	}
 	if tweak != nil {
 		tweak(cfg)
+	}
+	if cfg.DatabaseURL == "" {
+		if cfg.StudyApp() {
+			cfg.DatabaseURL = pgtest.New(t)
+		} else {
+			cfg.DatabaseURL = pgtest.NewPlatform(t)
+		}
 	}
 	level := slog.LevelWarn
 	if os.Getenv("CASUS_TEST_LOG") != "" {
