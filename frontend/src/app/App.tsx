@@ -1,5 +1,5 @@
-import { lazy, Suspense, type ReactNode } from 'react';
-import { BrowserRouter, Link, Navigate, Route, Routes, useNavigate } from 'react-router-dom';
+import { lazy, Suspense, useEffect, useRef, type ReactNode } from 'react';
+import { BrowserRouter, Link, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import { AuthProvider, useAuth } from '../lib/auth/store';
 import { Toaster } from '../components/ui/toast';
 import { LoginPage, ResetPasswordPage, SignupPage } from '../features/auth/pages';
@@ -58,32 +58,82 @@ export function Header() {
         {isModerator && <Link to="/review">Verificare cazuri</Link>}
         {isAdmin && <Link to="/admin">Admin</Link>}
         <FeedbackButton label="Feedback" />
-        <details className="account-menu">
-          <summary aria-label="Cont">{profile?.name ?? 'Cont'}</summary>
-          <div className="menu">
-            <Link to="/settings">Settări</Link>
-            <Link to="/reporting">Progress</Link>
-            {isAdmin && <Link to="/admin">Admin Panel</Link>}
-            <button
-              type="button"
-              onClick={async () => {
-                await signOut();
-                nav('/login');
-              }}
-            >
-              Sign Out
-            </button>
-          </div>
-        </details>
+        <AccountMenu name={profile?.name ?? null} isAdmin={!!isAdmin} onSignOut={async () => {
+          await signOut();
+          nav('/login');
+        }} />
       </nav>
     </header>
   );
+}
+
+// The account menu: a disclosure whose accessible name is its visible name (the user's),
+// a skeleton until the profile is there; it closes on Escape (focus back on its button), on
+// a click outside and when the route changes.
+function AccountMenu({ name, isAdmin, onSignOut }: { name: string | null; isAdmin: boolean; onSignOut: () => void }) {
+  const ref = useRef<HTMLDetailsElement>(null);
+  const { pathname } = useLocation();
+  useEffect(() => {
+    if (ref.current) ref.current.open = false;
+  }, [pathname]);
+  useEffect(() => {
+    const outside = (e: PointerEvent) => {
+      const d = ref.current;
+      if (d?.open && !d.contains(e.target as Node)) d.open = false;
+    };
+    document.addEventListener('pointerdown', outside);
+    return () => document.removeEventListener('pointerdown', outside);
+  }, []);
+  return (
+    <details
+      className="account-menu"
+      ref={ref}
+      onKeyDown={(e) => {
+        if (e.key !== 'Escape' || !ref.current?.open) return;
+        ref.current.open = false;
+        ref.current.querySelector('summary')?.focus();
+      }}
+    >
+      <summary>{name ?? <span className="skeleton name" role="status" aria-label="Se încarcă contul" />}</summary>
+      <div className="menu">
+        <Link to="/settings">Settări</Link>
+        <Link to="/reporting">Progress</Link>
+        {isAdmin && <Link to="/admin">Admin Panel</Link>}
+        <button type="button" onClick={onSignOut}>
+          Sign Out
+        </button>
+      </div>
+    </details>
+  );
+}
+
+// Each route's own document title, so tabs and history tell pages apart.
+const TITLES: Record<string, string> = {
+  '/login': 'Autentificare',
+  '/signup': 'Creează cont',
+  '/reset-password': 'Resetează parola',
+  '/dashboard': 'Spețe',
+  '/admin': 'Administrare',
+  '/reporting': 'Progresul meu',
+  '/case-generator': 'Generează caz',
+  '/review': 'Verificare cazuri',
+  '/settings': 'Setări',
+};
+
+function RouteTitle() {
+  const { pathname } = useLocation();
+  useEffect(() => {
+    const title = TITLES[pathname];
+    document.title = title ? `${title} · Casus` : 'Casus';
+  }, [pathname]);
+  return null;
 }
 
 export function App() {
   return (
     <AuthProvider>
       <BrowserRouter>
+        <RouteTitle />
         <Routes>
           <Route path="/" element={<Navigate to="/login" replace />} />
           <Route path="/login" element={<LoginPage />} />

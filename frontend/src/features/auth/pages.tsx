@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import { Link, useNavigate } from 'react-router-dom';
+import { Link, Navigate, useNavigate } from 'react-router-dom';
 import { supabase } from '../../lib/supabase';
 import { useAuth } from '../../lib/auth/store';
 import { likeLiteral, MIN_USERNAME, validateForgot, validateLogin, validateReset, validateSignup, type UsernameStatus } from '../../lib/validation';
@@ -83,7 +83,7 @@ export function LoginPage() {
 type University = { code: string; name: string; category: 'Public' | 'Private' | 'Other' };
 
 export function SignupPage() {
-  const { signUp } = useAuth();
+  const { signUp, user } = useAuth();
   const nav = useNavigate();
   const [f, setF] = useState({ name: '', username: '', universityCode: '', email: '', password: '', confirmPassword: '' });
   const [unis, setUnis] = useState<University[]>([]);
@@ -142,6 +142,8 @@ export function SignupPage() {
       setBusy(false);
     }
   };
+  // A signed-in user has no account to create (not while a sign-up of this page runs).
+  if (user && !busy && !success) return <Navigate to="/dashboard" replace />;
   return (
     <main className="auth-page">
       <form className="card auth-card" onSubmit={submit} noValidate>

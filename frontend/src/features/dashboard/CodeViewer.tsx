@@ -118,11 +118,16 @@ export function CodeViewer({ target, active = true }: { target: { code: CodeId; 
   const q = query.trim().toLowerCase();
   const shown = useMemo(() => (q.length >= 2 ? articles.filter((a) => a.lower.includes(q)) : articles), [articles, q]);
   const hl = highlight?.article ?? null;
-  // A new search shows its hits from the first one.
+  // A new search shows its hits from the first one; clearing it returns to the highlighted
+  // article (a fresh highlight object runs the placement again).
   const searchKey = q.length >= 2 ? q : '';
   useEffect(() => {
-    if (box.current) box.current.scrollTop = 0;
+    if (searchKey && box.current) box.current.scrollTop = 0;
   }, [searchKey]);
+  const search = (next: string) => {
+    if (next.trim().length < 2 && q.length >= 2 && highlight) setHighlight({ ...highlight });
+    setQuery(next);
+  };
   return (
     <section className="code-viewer" aria-label="Coduri">
       <div className="tabs" role="tablist">
@@ -141,7 +146,7 @@ export function CodeViewer({ target, active = true }: { target: { code: CodeId; 
         >
           <input aria-label="Mergi la articolul" placeholder="Art. nr." value={goto} onChange={(e) => setGoto(e.target.value)} size={6} inputMode="numeric" />
         </form>
-        <input aria-label="Caută în cod" placeholder="Caută în cod" value={query} onChange={(e) => setQuery(e.target.value)} />
+        <input aria-label="Caută în cod" placeholder="Caută în cod" value={query} onChange={(e) => search(e.target.value)} />
         {q.length >= 2 && text[tab] && <span className="muted hits">{shown.length}</span>}
       </div>
       <div className="code-text" ref={box} tabIndex={0} aria-label="Textul codului">

@@ -169,8 +169,14 @@ function Tree({ tree, open, setOpen, selected, onPick }: {
   selected: string | null;
   onPick: (c: CaseRow) => void;
 }) {
+  // The chosen case's row is brought into view once its branch is open (a pick from the
+  // search expands the tree to a row that may be far below).
+  const ref = useRef<HTMLUListElement>(null);
+  useEffect(() => {
+    ref.current?.querySelector('.case-row[aria-current="true"]')?.scrollIntoView({ block: 'nearest' });
+  }, [selected, open]);
   return (
-    <ul className="tree">
+    <ul className="tree" ref={ref}>
       {tree.domains.map((d) => (
         <li key={d.code}>
           <button aria-expanded={open.domain === d.code} onClick={() => setOpen(toggleDomain(open, d.code))}>{d.name}</button>

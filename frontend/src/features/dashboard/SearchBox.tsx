@@ -54,8 +54,15 @@ export function SearchBox({ onPick }: { onPick: (r: SearchResult) => void }) {
         value={q}
         onChange={(e) => setQ(e.target.value)}
         onFocus={() => results && setShow(true)}
+        onClick={() => results && setShow(true)}
         onKeyDown={(e) => {
           if (!results?.length) return;
+          // Closed (Escape, an outside click), the arrows open the same results again.
+          if (!show && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) {
+            setShow(true);
+            e.preventDefault();
+            return;
+          }
           if (e.key === 'ArrowDown') setActive((a) => Math.min(a + 1, results.length - 1));
           else if (e.key === 'ArrowUp') setActive((a) => Math.max(a - 1, 0));
           else if (e.key === 'Enter') choose(results[active]);

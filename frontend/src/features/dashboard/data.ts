@@ -49,7 +49,22 @@ export async function loadCase(id: string): Promise<CaseFull | null> {
     if (c.error) console.error('case load failed', c.error);
     return null;
   }
-  return { ...(c.data as unknown as CaseFull), articles: a.data ?? [], steps: s.data ?? [], hints: h.data ?? [] };
+  return { ...(c.data as unknown as CaseFull), articles: byArticleNumber(a.data ?? []), steps: s.data ?? [], hints: h.data ?? [] };
+}
+
+// Article badges in reading order: by code (as first cited), then by number, so "Art. 21"
+// comes before "Art. 146" and "Art. 112" before "Art. 112^1" (the column sorts as text).
+export function byArticleNumber<T extends { article_number: string; article_reference: string }>(list: T[]): T[] {
+  const codes: string[] = [];
+  for (const a of list) if (!codes.includes(codeOf(a.article_reference))) codes.push(codeOf(a.article_reference));
+  const key = (a: T) => {
+    const m = /^(\d+)(?:\^(\d+))?/.exec(a.article_number.trim());
+    return [codes.indexOf(codeOf(a.article_reference)), m ? Number(m[1]) : Infinity, m?.[2] ? Number(m[2]) : 0];
+  };
+  return [...list].sort((x, y) => {
+    const [a, b] = [key(x), key(y)];
+    return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+  });
 }
 
 export type SearchResult = { id: string; case_code: string; title: string; level: string; verified: boolean; category: string | null; subcategory: string | null; domain: string };
