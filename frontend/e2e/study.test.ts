@@ -186,6 +186,16 @@ test('study: tree, search, case, article jump, divider, evaluation and My Progre
     await area.fill('Un text perfect șlefuit de un model de limbaj.');
     await evaluate.click();
     await page.getByText(/miros de algoritm/).waitFor();
+    // Its toast hides nothing the student types into (the chat's input).
+    // Both boxes are read in the page the moment the toast shows (it lives only 4 s).
+    const clear = await page.waitForFunction(() => {
+      const note = [...document.querySelectorAll('.toast')].find((el) => el.textContent?.includes('Text generat de AI detectat'));
+      const field = document.querySelector('[aria-label="Mesaj"]');
+      if (!note || !field) return null;
+      const [t, i] = [note.getBoundingClientRect(), field.getBoundingClientRect()];
+      return { apart: t.right <= i.left || i.right <= t.left || t.bottom <= i.top || i.bottom <= t.top };
+    });
+    expect(await clear.jsonValue()).toEqual({ apart: true });
     expect(await page.getByText('Evaluare Completă', { exact: true }).count()).toBe(0);
     // A good one: the card with score, band and the per-criterion chart.
     await area.fill('Vecinul a ridicat panourile doar ca să îl șicaneze pe reclamant: abuz de drept (art. 15 C.civ.), răspundere delictuală (art. 1357 C.civ.).');
