@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"regexp"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -25,7 +26,9 @@ type Case struct {
 	LegalProblem    string   `yaml:"legal_problem"`
 	CaseDescription string   `yaml:"case_description"`
 	Question        string   `yaml:"question"`
+	LawAsOf         string   `yaml:"law_as_of"`
 	Articles        []string `yaml:"articles"`
+	CrossReferences []string `yaml:"cross_references"`
 	AnalysisSteps   []string `yaml:"analysis_steps"`
 	Hints           []string `yaml:"hints"`
 	ModelAnswer     string   `yaml:"model_answer"`
@@ -119,10 +122,14 @@ func Validate(cases []Case, cat *catalog.Catalog, articles map[string]map[string
 		if n := len(c.Hints); n < 2 || n > 4 {
 			bad(c, "%d hints (2–4)", n)
 		}
-		if len(c.Articles) == 0 {
-			bad(c, "no articles")
+		if n := len(c.Articles); n == 0 || n > MaxArticles {
+			bad(c, "%d articles (1–%d)", n, MaxArticles)
 		}
-		for _, ref := range c.Articles {
+		if _, err := time.Parse(time.DateOnly, c.LawAsOf); err != nil {
+			bad(c, "law_as_of %q is not a date (YYYY-MM-DD)", c.LawAsOf)
+		}
+		listed := map[string]bool{}
+		for _, ref := range append(append([]string(nil), c.Articles...), c.CrossReferences...) {
 			r, err := lawcodes.ParseReference(ref)
 			if err != nil {
 				bad(c, "%v", err)
@@ -131,6 +138,20 @@ func Validate(cases []Case, cat *catalog.Catalog, articles map[string]map[string
 			if !articles[r.Code][r.Number] {
 				bad(c, "%q cites an article that does not exist", ref)
 			}
+			if key := r.Code + " " + r.Number; listed[key] {
+				bad(c, "%q is listed twice (articles and cross_references hold each article once)", ref)
+			} else {
+				listed[key] = true
+			}
+		}
+		for _, p := range articleUse(c) {
+			bad(c, "%s", p)
+		}
+		for _, p := range answerStructure(c.ModelAnswer) {
+			bad(c, "%s", p)
+		}
+		for _, p := range stepProblems(c.AnalysisSteps) {
+			bad(c, "%s", p)
 		}
 		if strings.ContainsAny(c.Title+c.LegalProblem+c.CaseDescription+c.Question+c.ModelAnswer+strings.Join(c.AnalysisSteps, "")+strings.Join(c.Hints, ""), "şţŞŢ") {
 			bad(c, "uses cedilla ş/ţ instead of comma-below ș/ț")

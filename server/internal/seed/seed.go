@@ -150,8 +150,9 @@ func loadCatalog(ctx context.Context, tx pgx.Tx) (string, int, error) {
 	return "loaded", n, nil
 }
 
-// loadCases upserts the curriculum by case code (verified, no author) and replaces
-// each case's articles, steps, hints and model answer.
+// loadCases upserts the curriculum by case code (verified, no author, flagged curriculum,
+// with the date of the law it was written against), replaces each case's articles, steps,
+// hints and model answer, and retires the curriculum cases the files no longer hold.
 func loadCases(ctx context.Context, tx pgx.Tx) (string, int, error) {
 	cases, err := LoadCases()
 	if err != nil {
@@ -175,13 +176,17 @@ func loadCases(ctx context.Context, tx pgx.Tx) (string, int, error) {
 		switch err {
 		case pgx.ErrNoRows:
 			err = tx.QueryRow(ctx, `insert into public.cases
-				(case_code, title, level, week_number, legal_problem, case_description, question, category, subcategory, verified, domain)
-				values ($1, $2, $3, $4, $5, $6, $7, $8, $9, true, $10) returning id`,
-				c.Code, c.Title, c.Level, c.Week, c.LegalProblem, c.CaseDescription, c.Question, category.Name, c.Subcategory, c.Domain).Scan(&id)
+				(case_code, title, level, week_number, legal_problem, case_description, question, category, subcategory, verified, domain,
+				 law_as_of, curriculum)
+				values ($1, $2, $3, $4, $5, $6, $7, $8, $9, true, $10, $11, true) returning id`,
+				c.Code, c.Title, c.Level, c.Week, c.LegalProblem, c.CaseDescription, c.Question, category.Name, c.Subcategory, c.Domain,
+				lawAsOf(c)).Scan(&id)
 		case nil:
 			_, err = tx.Exec(ctx, `update public.cases set title = $2, level = $3, week_number = $4, legal_problem = $5,
-				case_description = $6, question = $7, category = $8, subcategory = $9, verified = true, domain = $10 where id = $1`,
-				id, c.Title, c.Level, c.Week, c.LegalProblem, c.CaseDescription, c.Question, category.Name, c.Subcategory, c.Domain)
+				case_description = $6, question = $7, category = $8, subcategory = $9, verified = true, domain = $10,
+				law_as_of = $11, curriculum = true, archived_at = null where id = $1`,
+				id, c.Title, c.Level, c.Week, c.LegalProblem, c.CaseDescription, c.Question, category.Name, c.Subcategory, c.Domain,
+				lawAsOf(c))
 		}
 		if err != nil {
 			return "", 0, fmt.Errorf("%s: %w", c.Code, err)
@@ -218,5 +223,43 @@ func loadCases(ctx context.Context, tx pgx.Tx) (string, int, error) {
 			return "", 0, err
 		}
 	}
-	return "loaded", len(cases), nil
+	removed, archived, err := retireDroppedCases(ctx, tx, cases)
+	if err != nil {
+		return "", 0, err
+	}
+	return fmt.Sprintf("loaded (%d dropped cases deleted, %d archived)", removed, archived), len(cases), nil
+}
+
+// lawAsOf is the case's date for the database: null when a file lacks it (TestCurriculum
+// rejects such a file; the loader still loads what it is given).
+func lawAsOf(c Case) any {
+	if c.LawAsOf == "" {
+		return nil
+	}
+	return c.LawAsOf
+}
+
+// retireDroppedCases handles curriculum cases that are no longer in the files: a case
+// nobody has worked on is deleted; one with submissions, completions or tutor conversations
+// is kept for those students and archived (unlisted for everyone else, see the cases_read
+// policy), so no student loses work.
+func retireDroppedCases(ctx context.Context, tx pgx.Tx, cases []Case) (deleted, archived int64, err error) {
+	codes := make([]string, len(cases))
+	for i, c := range cases {
+		codes[i] = c.Code
+	}
+	const used = `(exists (select 1 from public.case_submissions s where s.case_id = c.id)
+		or exists (select 1 from public.case_completions k where k.case_id = c.id)
+		or exists (select 1 from public.chat_conversations v where v.case_id = c.id))`
+	tag, err := tx.Exec(ctx, `delete from public.cases c where c.curriculum and not (c.case_code = any($1)) and not `+used, codes)
+	if err != nil {
+		return 0, 0, fmt.Errorf("delete dropped cases: %w", err)
+	}
+	deleted = tag.RowsAffected()
+	tag, err = tx.Exec(ctx, `update public.cases c set archived_at = now()
+		where c.curriculum and c.archived_at is null and not (c.case_code = any($1))`, codes)
+	if err != nil {
+		return 0, 0, fmt.Errorf("archive dropped cases: %w", err)
+	}
+	return deleted, tag.RowsAffected(), nil
 }

@@ -154,6 +154,19 @@ func TestSeedLoadsCurriculum(t *testing.T) {
 	if n := count(t, d, "select count(*) from case_hints where case_id = $1", id); n != len(c.Hints) {
 		t.Errorf("hints: %d", n)
 	}
+	// The date of the law, the curriculum flag and the model answer arrive with every case.
+	var lawAsOf, answer string
+	var curriculum bool
+	if err := d.Owner.QueryRow(ctx, `select coalesce(c.law_as_of::text, ''), c.curriculum, coalesce(m.model_answer, '')
+		from cases c left join case_model_answers m on m.case_id = c.id where c.id = $1`, id).Scan(&lawAsOf, &curriculum, &answer); err != nil {
+		t.Fatal(err)
+	}
+	if lawAsOf != c.LawAsOf || !curriculum || answer != c.ModelAnswer {
+		t.Errorf("%s: law_as_of %q (want %q), curriculum %v, model answer loaded %v", c.Code, lawAsOf, c.LawAsOf, curriculum, answer == c.ModelAnswer)
+	}
+	if n := count(t, d, "select count(*) from cases c join case_model_answers m on m.case_id = c.id where c.curriculum"); n != len(cases) {
+		t.Errorf("%d curriculum cases with a model answer, want %d", n, len(cases))
+	}
 	// Students read the case but never its model answer.
 	student := &authn.Claims{Role: authn.RoleAuthenticated, Raw: map[string]any{"role": "authenticated", "sub": "8b0c7a3e-52f4-4c8e-9d0b-6f1e2a3b4c5d"}}
 	err = db.AsRole(ctx, d.API, student, db.ReadOnly, db.RequestInfo{}, func(tx pgx.Tx) error {
@@ -224,3 +237,86 @@ func titlePhrase(title string) string {
 var romanianFold = strings.NewReplacer("ă", "a", "â", "a", "î", "i", "ș", "s", "ț", "t", "Ă", "A", "Â", "A", "Î", "I", "Ș", "S", "Ț", "T")
 
 func foldDiacritics(s string) string { return romanianFold.Replace(s) }
+
+// A re-seed over an older curriculum: a case dropped from the files that nobody worked on is
+// deleted; one with a student's submission is kept with its submission, archived, and hidden
+// from other students; a case that comes back is restored; generated cases are never touched.
+func TestReseedRetiresDroppedCases(t *testing.T) {
+	d := seeded(t)
+	ctx := context.Background()
+	const worker, other = "8b0c7a3e-52f4-4c8e-9d0b-6f1e2a3b4c5d", "1f0c7a3e-52f4-4c8e-9d0b-6f1e2a3b4c5e"
+	if _, err := d.Owner.Exec(ctx, `insert into auth.users (id, email, aud, role) values
+		($1, 'worker@x.ro', 'authenticated', 'authenticated'), ($2, 'other@x.ro', 'authenticated', 'authenticated')`, worker, other); err != nil {
+		t.Fatal(err)
+	}
+	// Two cases of an older edition (flagged curriculum, codes no longer in the files) and a
+	// verified generated case whose author has left (no user_id): only the flag tells them apart.
+	var unused, worked, generated string
+	for _, row := range []struct {
+		dst        *string
+		code       string
+		curriculum bool
+	}{{&unused, "CIV1ZZA", true}, {&worked, "CIV1ZZB", true}, {&generated, "CIV1ZZC", false}} {
+		if err := d.Owner.QueryRow(ctx, `insert into cases (case_code, title, domain, verified, user_id, curriculum)
+			values ($1, 'Caz vechi ' || $1, 'civil', true, null, $2) returning id`, row.code, row.curriculum).Scan(row.dst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := d.Owner.Exec(ctx, `insert into case_submissions (user_id, case_id, submission_text) values ($1, $2, 'Soluția mea')`, worker, worked); err != nil {
+		t.Fatal(err)
+	}
+	reseed := func() {
+		t.Helper()
+		if _, err := d.Owner.Exec(ctx, "delete from casus_meta.seed_state where key = 'cases'"); err != nil {
+			t.Fatal(err)
+		}
+		if err := seed.Run(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reseed()
+	if n := count(t, d, "select count(*) from cases where id = $1", unused); n != 0 {
+		t.Error("a dropped case nobody worked on was kept")
+	}
+	if n := count(t, d, "select count(*) from cases where id = $1 and archived_at is not null", worked); n != 1 {
+		t.Error("a dropped case with a submission was not kept archived")
+	}
+	if n := count(t, d, "select count(*) from case_submissions where case_id = $1", worked); n != 1 {
+		t.Error("the submission on a dropped case was lost")
+	}
+	if n := count(t, d, "select count(*) from cases where id = $1 and archived_at is null", generated); n != 1 {
+		t.Error("the seed retired a generated case")
+	}
+	visible := func(user string) (sidebar, search int) {
+		claims := &authn.Claims{Role: authn.RoleAuthenticated, Raw: map[string]any{"role": "authenticated", "sub": user}}
+		err := db.AsRole(ctx, d.API, claims, db.ReadOnly, db.RequestInfo{}, func(tx pgx.Tx) error {
+			if err := tx.QueryRow(ctx, "select count(*) from cases where id = $1", worked).Scan(&sidebar); err != nil {
+				return err
+			}
+			return tx.QueryRow(ctx, "select count(*) from search_cases('CIV1ZZB', 10)").Scan(&search)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sidebar, search
+	}
+	if s, q := visible(worker); s != 1 || q != 1 {
+		t.Errorf("the student who worked on the archived case sees it %d times, finds it %d times", s, q)
+	}
+	if s, q := visible(other); s != 0 || q != 0 {
+		t.Errorf("another student sees the archived case %d times, finds it %d times", s, q)
+	}
+	// Archiving is idempotent, and a code that comes back into the files is restored in place.
+	reseed()
+	if n := count(t, d, "select count(*) from cases where id = $1 and archived_at is not null", worked); n != 1 {
+		t.Error("a second re-seed changed the archived case")
+	}
+	cases, _ := seed.LoadCases()
+	if _, err := d.Owner.Exec(ctx, "update cases set archived_at = now() where case_code = $1", cases[0].Code); err != nil {
+		t.Fatal(err)
+	}
+	reseed()
+	if n := count(t, d, "select count(*) from cases where case_code = $1 and archived_at is null", cases[0].Code); n != 1 {
+		t.Error("a case back in the files stayed archived")
+	}
+}

@@ -6,7 +6,7 @@ import { CodeViewer, type CodeId } from './CodeViewer';
 import { SolutionPanel } from './Evaluation';
 import { SearchBox } from './SearchBox';
 import { TutorChat } from './TutorChat';
-import { codeOf, levelColor, loadCase, loadTree, type CaseFull, type CaseRow, type Category, type Domain } from './data';
+import { codeOf, lawAsOfLabel, levelColor, loadCase, loadTree, type CaseFull, type CaseRow, type Category, type Domain } from './data';
 import { casesIn, pathTo, subcategoriesOf, toggleCategory, toggleDomain, toggleSub, type OpenPath } from './tree';
 
 export const VIEWER_KEY = 'casus.codeViewerHeight';
@@ -244,6 +244,7 @@ function CaseView({ id, onArticle }: { id: string; onArticle: (ref: string, numb
         <summary>Rezolvă speța!</summary>
         <SolutionPanel key={c.id} caseId={c.id} aiOn={aiEnabled()} />
       </details>
+      {lawAsOfLabel(c.law_as_of) && <p className="law-as-of">{lawAsOfLabel(c.law_as_of)}</p>}
       <h2>Problema juridică</h2>
       <p>{c.legal_problem}</p>
       <h2>Articole relevante</h2>

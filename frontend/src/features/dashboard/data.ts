@@ -17,6 +17,7 @@ export type CaseFull = CaseRow & {
   legal_problem: string;
   case_description: string;
   question: string;
+  law_as_of: string | null;
   articles: { article_number: string; article_reference: string }[];
   steps: { step_number: number; step_description: string }[];
   hints: { hint_number: number; hint_text: string }[];
@@ -73,6 +74,16 @@ export async function searchCases(q: string): Promise<SearchResult[]> {
   const { data, error } = await supabase().rpc('search_cases', { search_query: q.trim(), max_results: 10 });
   if (error) throw error;
   return data as SearchResult[];
+}
+
+const months = ['ianuarie', 'februarie', 'martie', 'aprilie', 'mai', 'iunie', 'iulie', 'august', 'septembrie', 'octombrie', 'noiembrie', 'decembrie'];
+
+// "2026-11-01" → "Legislație la data de 1 noiembrie 2026" (the date of the law a case was written against).
+export function lawAsOfLabel(date: string | null | undefined): string | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date ?? '');
+  if (!m) return null;
+  const month = months[Number(m[2]) - 1];
+  return month ? `Legislație la data de ${Number(m[3])} ${month} ${m[1]}` : null;
 }
 
 export const levelColor = (level: string) => {
