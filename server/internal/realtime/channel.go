@@ -30,7 +30,7 @@ type channel struct {
 	closed  bool
 
 	// publishFor is the subject whose right to send on the topic was last decided
-	// (publishOK), so the check costs at most one query per identity.
+	// (publishAllowed), so the check costs at most one query per identity.
 	publishFor     *string
 	publishAllowed bool
 }

@@ -116,26 +116,12 @@ func (c *conn) writePump() {
 	for {
 		select {
 		case <-c.wake:
-			c.qmu.Lock()
-			frames := c.queue
-			c.queue, c.queued = nil, 0
-			c.qmu.Unlock()
-			_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
-			for _, frame := range frames {
-				if err := c.ws.WriteMessage(websocket.TextMessage, frame); err != nil {
-					return
-				}
+			if c.flush() != nil {
+				return
 			}
 		case <-c.hangup:
-			c.qmu.Lock()
-			frames := c.queue
-			c.queue, c.queued = nil, 0
-			c.qmu.Unlock()
-			_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
-			for _, frame := range frames {
-				if err := c.ws.WriteMessage(websocket.TextMessage, frame); err != nil {
-					return
-				}
+			if c.flush() != nil {
+				return
 			}
 			_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, "Too many messages per second"), time.Now().Add(time.Second))
 			return
@@ -144,6 +130,21 @@ func (c *conn) writePump() {
 			return
 		}
 	}
+}
+
+// flush writes the queued frames.
+func (c *conn) flush() error {
+	c.qmu.Lock()
+	frames := c.queue
+	c.queue, c.queued = nil, 0
+	c.qmu.Unlock()
+	_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
+	for _, frame := range frames {
+		if err := c.ws.WriteMessage(websocket.TextMessage, frame); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (c *conn) readPump() {
