@@ -38,6 +38,9 @@ type tableInfo struct {
 	PK           []column
 	colIndex     map[string]column
 	rls          bool
+	// readable lists, per API role, the columns it may SELECT (column privileges): a
+	// subscriber's filters see, and its changes carry, only those.
+	readable map[string]map[string]bool
 	// deleteCheck asks, as the subscriber, whether a deleted row ($1, its old record as
 	// JSON) was visible: the row is gone, so the table's SELECT policies are evaluated on
 	// the old record (see deleteCheckSQL).
@@ -124,6 +127,9 @@ func (f *changeFeed) reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := f.readColumnPrivileges(ctx, tables); err != nil {
+		return err
+	}
 	for key, ti := range tables {
 		ti.deleteCheck = deleteCheckSQL(ti, policies[key])
 	}
@@ -156,6 +162,47 @@ func (f *changeFeed) readPolicies(ctx context.Context) (map[string][]policy, err
 		out[schema+"."+table] = append(out[schema+"."+table], p)
 	}
 	return out, rows.Err()
+}
+
+// readColumnPrivileges fills each table's readable columns for the roles a token may name
+// (the service role reads everything).
+func (f *changeFeed) readColumnPrivileges(ctx context.Context, tables map[string]*tableInfo) error {
+	rows, err := f.s.d.Owner.Query(ctx, `
+		select pt.schemaname, pt.tablename, r.rolname, a.attname
+		from pg_publication_tables pt
+		join pg_namespace n on n.nspname = pt.schemaname
+		join pg_class c on c.relnamespace = n.oid and c.relname = pt.tablename
+		join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+		join pg_roles r on r.rolname = any($1)
+		where pt.pubname = 'supabase_realtime' and has_column_privilege(r.oid, c.oid, a.attnum, 'SELECT')`,
+		[]string{authn.RoleAnon, authn.RoleAuthenticated})
+	if err != nil {
+		return fmt.Errorf("realtime: read column privileges: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var schema, table, role, col string
+		if err := rows.Scan(&schema, &table, &role, &col); err != nil {
+			return err
+		}
+		ti := tables[schema+"."+table]
+		if ti == nil {
+			continue
+		}
+		if ti.readable == nil {
+			ti.readable = map[string]map[string]bool{}
+		}
+		if ti.readable[role] == nil {
+			ti.readable[role] = map[string]bool{}
+		}
+		ti.readable[role][col] = true
+	}
+	return rows.Err()
+}
+
+// mayRead reports whether role may SELECT the column.
+func (ti *tableInfo) mayRead(role, col string) bool {
+	return role == authn.RoleServiceRole || ti.readable[role][col]
 }
 
 // deleteCheckSQL builds the visibility check of a deleted row. PostgreSQL applies row-level
@@ -400,12 +447,14 @@ func (f *changeFeed) dispatch(c change) {
 		row = c.OldRecord
 	}
 	// A subscriber receives a change when its row-level security lets it see the row AND a
-	// filter matches. For a DELETE the visibility check comes first: the filter is evaluated
-	// only on an old row the subscriber was allowed to see. For INSERT and UPDATE filters
-	// run first, as in Supabase (a filter that does not match spares a round trip); the
+	// filter matches, and a filter is only ever evaluated on a column its role may SELECT.
+	// For a DELETE the row check comes first too: the filter runs only on an old row the
+	// subscriber was allowed to see. For INSERT and UPDATE the row check (a round trip)
+	// follows the filter, as in Supabase, so a filter that does not match spares it; the
 	// subscriber still receives nothing unless both hold.
 	privilegeFirst := c.Type == "DELETE"
 	visible := map[string]bool{} // by caller identity, so one check serves many channels
+	dataByRole := map[string]map[string]any{}
 	sees := func(ch *channel) bool {
 		claims := ch.currentClaims()
 		who := claims.Role + "/" + claims.Subject
@@ -419,6 +468,7 @@ func (f *changeFeed) dispatch(c change) {
 	for _, ch := range f.s.allChannels() {
 		var ids []uint32
 		checked := false
+		role := ch.currentClaims().Role
 		for _, sub := range ch.pgSubs {
 			if sub.Schema != c.Schema && sub.Schema != "*" {
 				continue
@@ -435,6 +485,11 @@ func (f *changeFeed) dispatch(c change) {
 				}
 				checked = true
 			}
+			// The role's column privileges come before any filter: a filter on a column it
+			// may not read never matches.
+			if sub.filter != nil && !ti.mayRead(role, sub.filter.column) {
+				continue
+			}
 			if !sub.filter.matches(row) {
 				continue
 			}
@@ -446,18 +501,37 @@ func (f *changeFeed) dispatch(c change) {
 		if !checked && !sees(ch) {
 			continue
 		}
-		ch.c.push(phoenix.Push(ch.joinRef, ch.topic, "postgres_changes", f.payload(ids, ti, c)))
+		data, ok := dataByRole[role]
+		if !ok {
+			data = changeData(ti, c, role)
+			dataByRole[role] = data
+		}
+		ch.c.push(phoenix.Push(ch.joinRef, ch.topic, "postgres_changes", map[string]any{"ids": ids, "data": data}))
 	}
 }
 
-func (f *changeFeed) payload(ids []uint32, ti *tableInfo, c change) map[string]any {
+// changeData is the "data" of a postgres_changes push for a role: only the columns it may
+// SELECT, as Supabase sends them.
+func changeData(ti *tableInfo, c change, role string) map[string]any {
+	columns := make([]column, 0, len(ti.Columns))
+	for _, col := range ti.Columns {
+		if ti.mayRead(role, col.Name) {
+			columns = append(columns, col)
+		}
+	}
 	data := map[string]any{
 		"schema": c.Schema, "table": c.Table, "type": c.Type, "errors": nil,
 		"commit_timestamp": c.Commit.UTC().Format("2006-01-02T15:04:05.000Z"),
-		"columns":          ti.Columns,
+		"columns":          columns,
 	}
 	if c.Type != "DELETE" {
-		data["record"] = c.Record
+		record := make(map[string]json.RawMessage, len(c.Record))
+		for name, v := range c.Record {
+			if ti.mayRead(role, name) {
+				record[name] = v
+			}
+		}
+		data["record"] = record
 	}
 	if c.Type != "INSERT" {
 		// Like Supabase with the default replica identity: the old row's primary key only.
@@ -469,7 +543,7 @@ func (f *changeFeed) payload(ids []uint32, ti *tableInfo, c change) map[string]a
 		}
 		data["old_record"] = old
 	}
-	return map[string]any{"ids": ids, "data": data}
+	return data
 }
 
 // canSee asks PostgreSQL, as the subscriber, whether the changed row is visible:

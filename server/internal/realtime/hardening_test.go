@@ -254,3 +254,46 @@ func createUsers(t *testing.T, srv *testserver.Server) {
 		}
 	}
 }
+
+// Filters are evaluated only on columns the subscriber's role may SELECT, and a change
+// carries only those columns (as Supabase does): a hidden column can be neither read nor
+// probed through a filter.
+func TestHiddenColumnsAreNeitherSentNorFiltered(t *testing.T) {
+	srv := startServer(t)
+	if _, err := srv.Deps.Owner.Exec(context.Background(), `
+		create table public.rt_graded (id bigserial primary key, owner uuid not null, grade text not null, note text not null);
+		alter table public.rt_graded enable row level security;
+		grant select (id, owner, grade) on public.rt_graded to authenticated;
+		create policy own on public.rt_graded for select to authenticated using (owner = auth.uid());
+		alter publication supabase_realtime add table public.rt_graded;
+		select realtime.sync_triggers();`); err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, srv, "2.0.0")
+	subs := map[string]any{"postgres_changes": []any{
+		map[string]any{"event": "INSERT", "schema": "public", "table": "rt_graded", "filter": "note=eq.weak"},
+		map[string]any{"event": "INSERT", "schema": "public", "table": "rt_graded"},
+	}}
+	var r map[string]any
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) { // until the table is cached
+		if r = c.join("realtime:graded", subs, token(t, srv, userA, time.Hour)); r["status"] == "ok" || time.Since(start) > 10*time.Second {
+			break
+		}
+	}
+	bindings := r["response"].(map[string]any)["postgres_changes"].([]any)
+	unfiltered := bindings[1].(map[string]any)["id"]
+	if _, err := srv.Deps.Owner.Exec(context.Background(), "insert into public.rt_graded (owner, grade, note) values ($1, '9', 'weak')", userA); err != nil {
+		t.Fatal(err)
+	}
+	got := c.next("realtime:graded", "postgres_changes", 3*time.Second)
+	if ids := got["ids"].([]any); len(ids) != 1 || ids[0] != unfiltered {
+		t.Fatalf("a filter on a hidden column matched: ids %v (unfiltered %v)", ids, unfiltered)
+	}
+	data := got["data"].(map[string]any)
+	if rec := data["record"].(map[string]any); rec["note"] != nil || rec["grade"] != "9" {
+		t.Fatalf("record: %v", rec)
+	}
+	if cols := data["columns"].([]any); len(cols) != 3 {
+		t.Fatalf("columns: %v", cols)
+	}
+}
