@@ -52,9 +52,11 @@ func TestUnknownTableJoinsCostNoQuery(t *testing.T) {
 		}
 	}
 	// A few acquisitions may come from the instance heartbeat; one per join may not.
-	if n := srv.Deps.Owner.Stat().AcquireCount() - before; n > 5 {
+	n := srv.Deps.Owner.Stat().AcquireCount() - before
+	if n > 5 {
 		t.Fatalf("200 unknown-table joins took %d owner-pool connections", n)
 	}
+	t.Logf("200 unknown-table joins took %d owner-pool connections", n)
 	// A published table is still found.
 	cfg := map[string]any{"postgres_changes": []any{map[string]any{"event": "*", "schema": "public", "table": "rt_notes"}}}
 	if r := c.join("realtime:known", cfg, token(t, srv, userA, time.Hour)); r["status"] != "ok" {
