@@ -140,28 +140,39 @@ func (f *changeFeed) reload(ctx context.Context) error {
 }
 
 // readPolicies returns the SELECT and ALL policies with a USING expression, by "schema.table".
+// The expressions are printed with an empty search path, so every function and table in
+// them is schema-qualified and means the same in the subscriber's session.
 func (f *changeFeed) readPolicies(ctx context.Context) (map[string][]policy, error) {
-	rows, err := f.s.d.Owner.Query(ctx, `
-		select n.nspname, c.relname, p.polpermissive, p.polroles::oid[], pg_get_expr(p.polqual, p.polrelid)
-		from pg_policy p
-		join pg_class c on c.oid = p.polrelid
-		join pg_namespace n on n.oid = c.relnamespace
-		where p.polcmd in ('r', '*') and p.polqual is not null
-		order by n.nspname, c.relname, p.polname`)
+	out := map[string][]policy{}
+	err := pgx.BeginFunc(ctx, f.s.d.Owner, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "set local search_path = pg_catalog"); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `
+			select n.nspname, c.relname, p.polpermissive, p.polroles::oid[], pg_get_expr(p.polqual, p.polrelid)
+			from pg_policy p
+			join pg_class c on c.oid = p.polrelid
+			join pg_namespace n on n.oid = c.relnamespace
+			where p.polcmd in ('r', '*') and p.polqual is not null
+			order by n.nspname, c.relname, p.polname`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var schema, table string
+			var p policy
+			if err := rows.Scan(&schema, &table, &p.permissive, &p.roles, &p.qual); err != nil {
+				return err
+			}
+			out[schema+"."+table] = append(out[schema+"."+table], p)
+		}
+		return rows.Err()
+	})
 	if err != nil {
 		return nil, fmt.Errorf("realtime: read policies: %w", err)
 	}
-	defer rows.Close()
-	out := map[string][]policy{}
-	for rows.Next() {
-		var schema, table string
-		var p policy
-		if err := rows.Scan(&schema, &table, &p.permissive, &p.roles, &p.qual); err != nil {
-			return nil, err
-		}
-		out[schema+"."+table] = append(out[schema+"."+table], p)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // readColumnPrivileges fills each table's readable columns for the roles a token may name
