@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { createClient } from '@supabase/supabase-js';
-import { afterAll, beforeAll, test } from 'vitest';
+import { afterAll, beforeAll, expect, test } from 'vitest';
 import { admin, base, launch, login, makeStudent, step } from './support';
 
 let browser: Browser;
@@ -44,4 +44,40 @@ test('My Progress shows a grade the moment it lands, without a reload', async ()
     await page.getByText('Analiză bună a premisei majore.').waitFor();
   });
   await ctx.close();
+});
+
+test('colleagues on a case are counted, and their presence keys name nobody', async () => {
+  const [s1, s2] = [await makeStudent(), await makeStudent()];
+  const code = `RTP${Date.now() % 100000}`;
+  const { data: c, error } = await admin.from('cases').insert({ case_code: code, title: 'Caz 1: Prezență', domain: 'civil', verified: true }).select('id').single();
+  if (error) throw error;
+  const contexts = [await browser.newContext(), await browser.newContext()];
+  const pages = [await login(contexts[0], s1.email, s1.password), await login(contexts[1], s2.email, s2.password)];
+  for (const [i, page] of pages.entries()) {
+    await step(page, `presence-open-${i}`, async () => {
+      await page.getByLabel('Caută cazuri după cod sau titlu').fill(code);
+      await page.getByRole('option', { name: new RegExp(code) }).waitFor();
+      await page.getByLabel('Caută cazuri după cod sau titlu').press('Enter');
+      await page.locator('.case header .code', { hasText: code }).waitFor();
+    });
+  }
+  // Each student sees the other, not themselves.
+  for (const [i, page] of pages.entries()) {
+    // Generous: on a loaded 2-core machine the browsers' sockets take seconds to settle.
+    await step(page, `presence-count-${i}`, () => page.getByText('1 coleg studiază acum acest caz').waitFor({ timeout: 20000 }));
+  }
+  // An anonymous visitor on the same channel sees two presences and neither student's id.
+  const anon = createClient(base, process.env.ANON_KEY!, { auth: { persistSession: false } });
+  const ch = anon.channel(`case:${c.id}`).on('presence', { event: 'sync' }, () => {});
+  await new Promise<void>((resolve, reject) => ch.subscribe((status) => (status === 'SUBSCRIBED' ? resolve() : status === 'CHANNEL_ERROR' ? reject(new Error(status)) : undefined)));
+  for (let i = 0; Object.keys(ch.presenceState()).length < 2; i++) {
+    if (i > 200) throw new Error('the anonymous visitor never saw both students');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  const seen = JSON.stringify(ch.presenceState());
+  expect(Object.keys(ch.presenceState())).toHaveLength(2);
+  expect(seen).not.toContain(s1.id);
+  expect(seen).not.toContain(s2.id);
+  await anon.removeAllChannels();
+  for (const ctx of contexts) await ctx.close();
 });

@@ -168,6 +168,47 @@ describe('realtime with supabase-js', () => {
     expect(Object.keys(chB.presenceState())).toEqual(['b']);
   });
 
+  test('deletes reach only those who could read the row; filters cannot probe others\' rows', async () => {
+    // B probes A's conversations by owner and by content, the way issue #21 found them.
+    const heardB: { old: { id: string } }[] = [];
+    const heardA: { old: Record<string, unknown> }[] = [];
+    const probe = b.sb
+      .channel('probe')
+      .on('postgres_changes', { event: 'DELETE', schema: 'public', table: 'chat_conversations', filter: `user_id=eq.${a.id}` }, (p) => heardB.push(p as never))
+      .on('postgres_changes', { event: 'DELETE', schema: 'public', table: 'chat_conversations' }, (p) => heardB.push(p as never));
+    const own = a.sb
+      .channel('own-convs')
+      .on('postgres_changes', { event: 'DELETE', schema: 'public', table: 'chat_conversations', filter: `user_id=eq.${a.id}` }, (p) => heardA.push(p as never));
+    await subscribed(probe);
+    await subscribed(own);
+    const convA = await a.sb.from('chat_conversations').insert({ case_id: caseId, conversation_data: [{ role: 'user', content: 'secret' }] }).select('id').single();
+    const convB = await b.sb.from('chat_conversations').insert({ case_id: caseId }).select('id').single();
+    expect(convA.error).toBeNull();
+    expect(convB.error).toBeNull();
+    expect((await a.sb.from('chat_conversations').delete().eq('id', convA.data!.id)).error).toBeNull();
+    expect((await b.sb.from('chat_conversations').delete().eq('id', convB.data!.id)).error).toBeNull();
+    // B's own delete comes after A's: when it has arrived, A's would have too.
+    await waitFor(heardB, 1);
+    await waitFor(heardA, 1);
+    expect(heardB.map((e) => e.old.id)).toEqual([convB.data!.id]);
+    // A hears its own delete through its filter, with the primary key only (as Supabase with RLS).
+    expect(heardA[0].old).toEqual({ id: convA.data!.id });
+  });
+
+  test('limits answer in Supabase Realtime\'s shapes', async () => {
+    const sb = client();
+    // A broadcast over the payload limit is refused when acknowledged.
+    const ch = sb.channel('limits', { config: { broadcast: { ack: true } } });
+    await subscribed(ch);
+    expect(await ch.send({ type: 'broadcast', event: 'blob', payload: { b: 'x'.repeat(300 * 1024) } })).toBe('error');
+    expect(await ch.send({ type: 'broadcast', event: 'small', payload: {} })).toBe('ok');
+    // The 101st channel of one socket is refused with Realtime's reason.
+    for (let i = 1; i < 100; i++) await subscribed(sb.channel(`many-${i}`));
+    const extra = sb.channel('one-too-many');
+    await expect(subscribed(extra)).rejects.toThrow('ChannelRateLimitReached: Too many channels');
+    await sb.removeAllChannels();
+  });
+
   test('anonymous visitors receive no submission changes', async () => {
     const anon = client();
     const got: unknown[] = [];

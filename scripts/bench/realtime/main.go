@@ -69,6 +69,19 @@ func main() {
 	}
 
 	fmt.Printf("realtime benchmark: %d websocket clients on loopback, server pid %d\n", clients, srv.Cmd.Process.Pid)
+	// The publication change reaches the server's table cache by notification: wait until
+	// the new table can be subscribed to.
+	probe, err := dial(srv.URL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	sub := map[string]any{"postgres_changes": []any{map[string]any{"event": "INSERT", "schema": "public", "table": "bench_rt"}}}
+	for start := time.Now(); probe.join("realtime:ready", sub, benchutil.Token("authenticated", uuid(), time.Hour)) != nil; time.Sleep(20 * time.Millisecond) {
+		if time.Since(start) > 10*time.Second {
+			log.Fatal("bench_rt never became subscribable")
+		}
+	}
+	probe.ws.Close()
 	time.Sleep(500 * time.Millisecond)
 	rssBefore := srv.RSS()
 

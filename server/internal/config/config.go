@@ -78,6 +78,11 @@ type Config struct {
 	AIDailyRequests int      // AI_DAILY_REQUESTS per user
 	AIDailyTokens   int      // AI_DAILY_TOKENS per user
 
+	// Realtime limits per socket, after Supabase Realtime's tenant limits (0 = the default).
+	RealtimeMaxChannels     int // REALTIME_MAX_CHANNELS_PER_CLIENT: channels one socket may join (100)
+	RealtimeMaxEventsPerSec int // REALTIME_MAX_EVENTS_PER_SECOND: client messages per second, bursts of 10 s (100)
+	RealtimeMaxPayloadKB    int // REALTIME_MAX_PAYLOAD_SIZE_KB: broadcast payload or presence meta (256)
+
 	FrontendDir string // FRONTEND_DIR: built SPA (default frontend/dist)
 }
 
@@ -166,6 +171,9 @@ func Load() (*Config, error) {
 	c.DBOwnerPool = num("DB_OWNER_POOL", 16)
 	c.AIDailyRequests = num("AI_DAILY_REQUESTS", 200)
 	c.AIDailyTokens = num("AI_DAILY_TOKENS", 400000)
+	c.RealtimeMaxChannels = num("REALTIME_MAX_CHANNELS_PER_CLIENT", 100)
+	c.RealtimeMaxEventsPerSec = num("REALTIME_MAX_EVENTS_PER_SECOND", 100)
+	c.RealtimeMaxPayloadKB = num("REALTIME_MAX_PAYLOAD_SIZE_KB", 256)
 	c.MailerAutoconfirm = envBool("MAILER_AUTOCONFIRM", false)
 	c.RateLimitEnabled = envBool("RATE_LIMIT_ENABLED", true)
 	c.DBSchemas = splitList(env("DB_SCHEMAS", "public"))

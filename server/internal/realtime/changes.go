@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,9 +26,10 @@ import (
 // change. Each change is delivered only to subscribers whose role and claims may SELECT
 // that row — checked with the same role and settings as the data API (db.SendAsRole).
 type changeFeed struct {
-	s      *Server
-	mu     sync.RWMutex
-	tables map[string]*tableInfo // "schema.table" → info, the published tables
+	s          *Server
+	mu         sync.RWMutex
+	tables     map[string]*tableInfo // "schema.table" → info, the published tables
+	lastReload time.Time
 }
 
 type tableInfo struct {
@@ -35,6 +37,21 @@ type tableInfo struct {
 	Columns      []column
 	PK           []column
 	colIndex     map[string]column
+	rls          bool
+	// readable lists, per API role, the columns it may SELECT (column privileges): a
+	// subscriber's filters see, and its changes carry, only those.
+	readable map[string]map[string]bool
+	// deleteCheck asks, as the subscriber, whether a deleted row ($1, its old record as
+	// JSON) was visible: the row is gone, so the table's SELECT policies are evaluated on
+	// the old record (see deleteCheckSQL).
+	deleteCheck string
+}
+
+// policy is one permissive or restrictive SELECT (or ALL) policy of a published table.
+type policy struct {
+	permissive bool
+	roles      []uint32 // 0 is PUBLIC
+	qual       string   // pg_get_expr of the USING expression
 }
 
 type column struct {
@@ -57,11 +74,17 @@ func (f *changeFeed) start(ctx context.Context) error {
 	return nil
 }
 
-// reload reads the published tables, their columns and primary keys from the catalog.
+// reload reads the published tables, their columns, primary keys and SELECT policies
+// from the catalog. It runs at start, when the publication changes (realtime.sync_triggers
+// notifies), on NOTIFY pgrst (the schema cache's reload signal, sent after migrations) and
+// when a change arrives from a table the cache does not know — never for a join.
 func (f *changeFeed) reload(ctx context.Context) error {
+	f.mu.Lock()
+	f.lastReload = time.Now()
+	f.mu.Unlock()
 	rows, err := f.s.d.Owner.Query(ctx, `
 		select pt.schemaname, pt.tablename, a.attname, t.typname, format_type(a.atttypid, a.atttypmod),
-		       coalesce(a.attnum = any(i.indkey), false)
+		       coalesce(a.attnum = any(i.indkey), false), c.relrowsecurity
 		from pg_publication_tables pt
 		join pg_class c on c.relname = pt.tablename
 		join pg_namespace n on n.oid = c.relnamespace and n.nspname = pt.schemaname
@@ -77,14 +100,14 @@ func (f *changeFeed) reload(ctx context.Context) error {
 	tables := map[string]*tableInfo{}
 	for rows.Next() {
 		var schema, table, name, typ, sqlType string
-		var pk bool
-		if err := rows.Scan(&schema, &table, &name, &typ, &sqlType, &pk); err != nil {
+		var pk, rls bool
+		if err := rows.Scan(&schema, &table, &name, &typ, &sqlType, &pk, &rls); err != nil {
 			return err
 		}
 		key := schema + "." + table
 		ti := tables[key]
 		if ti == nil {
-			ti = &tableInfo{Schema: schema, Name: table, colIndex: map[string]column{}}
+			ti = &tableInfo{Schema: schema, Name: table, colIndex: map[string]column{}, rls: rls}
 			tables[key] = ti
 		}
 		col := column{Name: name, Type: strings.TrimPrefix(typ, "_"), sqlType: sqlType}
@@ -100,11 +123,140 @@ func (f *changeFeed) reload(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	policies, err := f.readPolicies(ctx)
+	if err != nil {
+		return err
+	}
+	if err := f.readColumnPrivileges(ctx, tables); err != nil {
+		return err
+	}
+	for key, ti := range tables {
+		ti.deleteCheck = deleteCheckSQL(ti, policies[key])
+	}
 	f.mu.Lock()
 	f.tables = tables
 	f.mu.Unlock()
 	return nil
 }
+
+// readPolicies returns the SELECT and ALL policies with a USING expression, by "schema.table".
+// The expressions are printed with an empty search path, so every function and table in
+// them is schema-qualified and means the same in the subscriber's session.
+func (f *changeFeed) readPolicies(ctx context.Context) (map[string][]policy, error) {
+	out := map[string][]policy{}
+	err := pgx.BeginFunc(ctx, f.s.d.Owner, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "set local search_path = pg_catalog"); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `
+			select n.nspname, c.relname, p.polpermissive, p.polroles::oid[], pg_get_expr(p.polqual, p.polrelid)
+			from pg_policy p
+			join pg_class c on c.oid = p.polrelid
+			join pg_namespace n on n.oid = c.relnamespace
+			where p.polcmd in ('r', '*') and p.polqual is not null
+			order by n.nspname, c.relname, p.polname`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var schema, table string
+			var p policy
+			if err := rows.Scan(&schema, &table, &p.permissive, &p.roles, &p.qual); err != nil {
+				return err
+			}
+			out[schema+"."+table] = append(out[schema+"."+table], p)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("realtime: read policies: %w", err)
+	}
+	return out, nil
+}
+
+// readColumnPrivileges fills each table's readable columns for the roles a token may name
+// (the service role reads everything).
+func (f *changeFeed) readColumnPrivileges(ctx context.Context, tables map[string]*tableInfo) error {
+	rows, err := f.s.d.Owner.Query(ctx, `
+		select pt.schemaname, pt.tablename, r.rolname, a.attname
+		from pg_publication_tables pt
+		join pg_namespace n on n.nspname = pt.schemaname
+		join pg_class c on c.relnamespace = n.oid and c.relname = pt.tablename
+		join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+		join pg_roles r on r.rolname = any($1)
+		where pt.pubname = 'supabase_realtime' and has_column_privilege(r.oid, c.oid, a.attnum, 'SELECT')`,
+		[]string{authn.RoleAnon, authn.RoleAuthenticated})
+	if err != nil {
+		return fmt.Errorf("realtime: read column privileges: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var schema, table, role, col string
+		if err := rows.Scan(&schema, &table, &role, &col); err != nil {
+			return err
+		}
+		ti := tables[schema+"."+table]
+		if ti == nil {
+			continue
+		}
+		if ti.readable == nil {
+			ti.readable = map[string]map[string]bool{}
+		}
+		if ti.readable[role] == nil {
+			ti.readable[role] = map[string]bool{}
+		}
+		ti.readable[role][col] = true
+	}
+	return rows.Err()
+}
+
+// mayRead reports whether role may SELECT the column.
+func (ti *tableInfo) mayRead(role, col string) bool {
+	return role == authn.RoleServiceRole || ti.readable[role][col]
+}
+
+// deleteCheckSQL builds the visibility check of a deleted row. PostgreSQL applies row-level
+// security only to rows it reads from the table, and a deleted row is no longer there, so
+// the check puts the old record in a row of the table's type, named like the table, and
+// evaluates what PostgreSQL would: the role's SELECT privilege, then (with RLS on, unless
+// the role bypasses it) the OR of the permissive policies that apply to the role, AND every
+// applicable restrictive one. The policy texts come from the catalog at load time.
+func deleteCheckSQL(ti *tableInfo, policies []policy) string {
+	table := pgx.Identifier{ti.Schema, ti.Name}.Sanitize()
+	cond := "true"
+	if ti.rls {
+		applies := func(p policy) string {
+			if slices.Contains(p.roles, 0) {
+				return "true"
+			}
+			parts := make([]string, len(p.roles))
+			for i, r := range p.roles {
+				parts[i] = fmt.Sprintf("pg_has_role(%d::oid, 'USAGE')", r)
+			}
+			return strings.Join(parts, " or ")
+		}
+		permissive := []string{"false"}
+		var restrictive []string
+		for _, p := range policies {
+			if p.permissive {
+				permissive = append(permissive, fmt.Sprintf("((%s) and (%s))", applies(p), p.qual))
+			} else {
+				restrictive = append(restrictive, fmt.Sprintf("(not (%s) or (%s))", applies(p), p.qual))
+			}
+		}
+		cond = "(" + strings.Join(permissive, " or ") + ")"
+		if len(restrictive) > 0 {
+			cond += " and " + strings.Join(restrictive, " and ")
+		}
+		cond = "(select rolbypassrls from pg_roles where rolname = current_user) or (" + cond + ")"
+	}
+	return "select has_table_privilege(" + quoteLiteral(table) + ", 'SELECT') and exists(select 1 from jsonb_populate_record(null::" +
+		table + ", $1::jsonb) as " + pgx.Identifier{ti.Name}.Sanitize() + " where " + cond + ")"
+}
+
+// quoteLiteral quotes a string as an SQL literal.
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 func (f *changeFeed) table(schema, name string) *tableInfo {
 	f.mu.RLock()
@@ -132,11 +284,8 @@ func (f *changeFeed) validate(event, schema, table, filter string) (pgSub, error
 		}
 		return sub, nil
 	}
+	// The cached list answers: a join never costs a catalog query (reload keeps it fresh).
 	ti := f.table(schema, table)
-	if ti == nil {
-		_ = f.reload(f.s.ctx) // a table may have been published since start
-		ti = f.table(schema, table)
-	}
 	if ti == nil {
 		return pgSub{}, fmt.Errorf("Unable to subscribe to changes with given parameters: table %s.%s is not in the supabase_realtime publication", schema, table)
 	}
@@ -195,13 +344,21 @@ func (f *changeFeed) listen() {
 	for f.s.ctx.Err() == nil {
 		conn, err := pgx.Connect(f.s.ctx, f.s.d.DatabaseURL)
 		if err == nil {
-			_, err = conn.Exec(f.s.ctx, "listen "+changesChannel)
+			_, err = conn.Exec(f.s.ctx, "listen "+changesChannel+"; listen pgrst")
 		}
 		for err == nil {
 			var n *pgconn.Notification
 			n, err = conn.WaitForNotification(f.s.ctx)
 			if err != nil {
 				break
+			}
+			if n.Channel == "pgrst" || n.Payload == "reload" {
+				if n.Payload == "" || n.Payload == "reload schema" || n.Payload == "reload" {
+					if rerr := f.reload(f.s.ctx); rerr != nil && f.s.ctx.Err() == nil {
+						f.s.d.Log.Error("realtime: reload tables", "err", rerr)
+					}
+				}
+				continue
 			}
 			if id, perr := strconv.ParseInt(n.Payload, 10, 64); perr == nil {
 				select {
@@ -283,6 +440,14 @@ func (f *changeFeed) subscribedTables() (tables []string, every bool) {
 func (f *changeFeed) dispatch(c change) {
 	ti := f.table(c.Schema, c.Table)
 	if ti == nil {
+		// Only a published table has the capture trigger: the cache is stale. One reload
+		// a second at most, however many such changes arrive.
+		f.mu.RLock()
+		recent := time.Since(f.lastReload) < time.Second
+		f.mu.RUnlock()
+		if recent {
+			return
+		}
 		_ = f.reload(f.s.ctx)
 		if ti = f.table(c.Schema, c.Table); ti == nil {
 			return
@@ -292,9 +457,29 @@ func (f *changeFeed) dispatch(c change) {
 	if c.Type == "DELETE" {
 		row = c.OldRecord
 	}
+	// A subscriber receives a change when its row-level security lets it see the row AND a
+	// filter matches, and a filter is only ever evaluated on a column its role may SELECT.
+	// For a DELETE the row check comes first too: the filter runs only on an old row the
+	// subscriber was allowed to see. For INSERT and UPDATE the row check (a round trip)
+	// follows the filter, as in Supabase, so a filter that does not match spares it; the
+	// subscriber still receives nothing unless both hold.
+	privilegeFirst := c.Type == "DELETE"
 	visible := map[string]bool{} // by caller identity, so one check serves many channels
+	dataByRole := map[string]map[string]any{}
+	sees := func(ch *channel) bool {
+		claims := ch.currentClaims()
+		who := claims.Role + "/" + claims.Subject
+		ok, done := visible[who]
+		if !done {
+			ok = f.canSee(claims, ti, c)
+			visible[who] = ok
+		}
+		return ok
+	}
 	for _, ch := range f.s.allChannels() {
 		var ids []uint32
+		checked := false
+		role := ch.currentClaims().Role
 		for _, sub := range ch.pgSubs {
 			if sub.Schema != c.Schema && sub.Schema != "*" {
 				continue
@@ -305,6 +490,17 @@ func (f *changeFeed) dispatch(c change) {
 			if sub.Event != "*" && sub.Event != c.Type {
 				continue
 			}
+			if privilegeFirst && !checked {
+				if !sees(ch) {
+					break
+				}
+				checked = true
+			}
+			// The role's column privileges come before any filter: a filter on a column it
+			// may not read never matches.
+			if sub.filter != nil && !ti.mayRead(role, sub.filter.column) {
+				continue
+			}
 			if !sub.filter.matches(row) {
 				continue
 			}
@@ -313,28 +509,40 @@ func (f *changeFeed) dispatch(c change) {
 		if len(ids) == 0 {
 			continue
 		}
-		claims := ch.currentClaims()
-		who := claims.Role + "/" + claims.Subject
-		ok, done := visible[who]
-		if !done {
-			ok = f.canSee(claims, ti, c)
-			visible[who] = ok
-		}
-		if !ok {
+		if !checked && !sees(ch) {
 			continue
 		}
-		ch.c.push(phoenix.Push(ch.joinRef, ch.topic, "postgres_changes", f.payload(ids, ti, c)))
+		data, ok := dataByRole[role]
+		if !ok {
+			data = changeData(ti, c, role)
+			dataByRole[role] = data
+		}
+		ch.c.push(phoenix.Push(ch.joinRef, ch.topic, "postgres_changes", map[string]any{"ids": ids, "data": data}))
 	}
 }
 
-func (f *changeFeed) payload(ids []uint32, ti *tableInfo, c change) map[string]any {
+// changeData is the "data" of a postgres_changes push for a role: only the columns it may
+// SELECT, as Supabase sends them.
+func changeData(ti *tableInfo, c change, role string) map[string]any {
+	columns := make([]column, 0, len(ti.Columns))
+	for _, col := range ti.Columns {
+		if ti.mayRead(role, col.Name) {
+			columns = append(columns, col)
+		}
+	}
 	data := map[string]any{
 		"schema": c.Schema, "table": c.Table, "type": c.Type, "errors": nil,
 		"commit_timestamp": c.Commit.UTC().Format("2006-01-02T15:04:05.000Z"),
-		"columns":          ti.Columns,
+		"columns":          columns,
 	}
 	if c.Type != "DELETE" {
-		data["record"] = c.Record
+		record := make(map[string]json.RawMessage, len(c.Record))
+		for name, v := range c.Record {
+			if ti.mayRead(role, name) {
+				record[name] = v
+			}
+		}
+		data["record"] = record
 	}
 	if c.Type != "INSERT" {
 		// Like Supabase with the default replica identity: the old row's primary key only.
@@ -346,39 +554,35 @@ func (f *changeFeed) payload(ids []uint32, ti *tableInfo, c change) map[string]a
 		}
 		data["old_record"] = old
 	}
-	return map[string]any{"ids": ids, "data": data}
+	return data
 }
 
 // canSee asks PostgreSQL, as the subscriber, whether the changed row is visible:
 // for inserts and updates, a SELECT of the row by primary key under RLS; for deletes
-// (the row is gone) whether the role may select from the table at all.
+// (the row is gone) the table's SELECT policies evaluated on the old row (deleteCheckSQL).
 func (f *changeFeed) canSee(claims *authn.Claims, ti *tableInfo, c change) bool {
 	if claims.Role == authn.RoleServiceRole {
 		return true
 	}
 	ctx, cancel := context.WithTimeout(f.s.ctx, 5*time.Second)
 	defer cancel()
-	table := pgx.Identifier{ti.Schema, ti.Name}.Sanitize()
-	var q string
-	var qargs []any
 	if c.Type == "DELETE" {
-		q = "select has_table_privilege(current_user, $1, 'SELECT')"
-		qargs = []any{ti.Schema + "." + ti.Name}
-	} else {
-		if len(ti.PK) == 0 {
-			return false // without a key the row cannot be identified safely
-		}
-		conds := make([]string, len(ti.PK))
-		for i, pk := range ti.PK {
-			v, ok := jsonText(c.Record[pk.Name])
-			if !ok {
-				return false
-			}
-			conds[i] = fmt.Sprintf("%s = $%d::text::%s", pgx.Identifier{pk.Name}.Sanitize(), i+1, pk.sqlType)
-			qargs = append(qargs, v)
-		}
-		q = "select exists(select 1 from " + table + " where " + strings.Join(conds, " and ") + ")"
+		return f.couldSeeDeleted(ctx, claims, ti, c)
 	}
+	if len(ti.PK) == 0 {
+		return false // without a key the row cannot be identified safely
+	}
+	conds := make([]string, len(ti.PK))
+	var qargs []any
+	for i, pk := range ti.PK {
+		v, ok := jsonText(c.Record[pk.Name])
+		if !ok {
+			return false
+		}
+		conds[i] = fmt.Sprintf("%s = $%d::text::%s", pgx.Identifier{pk.Name}.Sanitize(), i+1, pk.sqlType)
+		qargs = append(qargs, v)
+	}
+	q := "select exists(select 1 from " + pgx.Identifier{ti.Schema, ti.Name}.Sanitize() + " where " + strings.Join(conds, " and ") + ")"
 	conn, err := f.s.d.API.Acquire(ctx)
 	if err != nil {
 		return false
@@ -392,6 +596,27 @@ func (f *changeFeed) canSee(claims *authn.Claims, ti *tableInfo, c change) bool 
 	})
 	if err != nil {
 		f.s.d.Log.Debug("realtime: visibility check failed", "err", err)
+		return false
+	}
+	return ok
+}
+
+// couldSeeDeleted runs a table's deleteCheck as the subscriber. The check's text holds the
+// policies' expressions (auth.uid() …), which only the subscriber's role may resolve, so it
+// is parsed after the role switch: a transaction of its own, not the one-round-trip batch
+// (pgx prepares a batch's statements before any of them runs). Deletes are rare enough.
+func (f *changeFeed) couldSeeDeleted(ctx context.Context, claims *authn.Claims, ti *tableInfo, c change) bool {
+	old, err := json.Marshal(c.OldRecord)
+	if err != nil || len(c.OldRecord) == 0 {
+		return false
+	}
+	var ok bool
+	info := db.RequestInfo{Method: "GET", Path: "/realtime/v1"}
+	err = db.AsRole(ctx, f.s.d.API, claims, db.ReadOnly, info, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, ti.deleteCheck, string(old)).Scan(&ok)
+	})
+	if err != nil {
+		f.s.d.Log.Debug("realtime: delete visibility check failed", "err", err)
 		return false
 	}
 	return ok

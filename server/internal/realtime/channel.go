@@ -28,6 +28,11 @@ type channel struct {
 	presKey string
 	tracked bool
 	closed  bool
+
+	// publishFor is the subject whose right to send on the topic was last decided
+	// (publishAllowed), so the check costs at most one query per identity.
+	publishFor     *string
+	publishAllowed bool
 }
 
 // pgSub is one postgres_changes subscription of a channel.
@@ -77,6 +82,14 @@ func (c *conn) join(m phoenix.Message) {
 	}
 	if p.Config.Private {
 		c.push(errorReply(m, "Private channels are not supported by this server; use a public channel"))
+		return
+	}
+	c.mu.Lock()
+	_, rejoin := c.channels[m.Topic]
+	full := !rejoin && len(c.channels) >= c.s.limits.maxChannels
+	c.mu.Unlock()
+	if full {
+		c.push(errorReply(m, "ChannelRateLimitReached: Too many channels"))
 		return
 	}
 	claims, err := c.claimsFor(p.AccessToken)
@@ -153,6 +166,17 @@ func (ch *channel) armExpiry() {
 	ch.expiry = time.AfterFunc(d, ch.expire)
 }
 
+// shutdown closes the channel with a system error, as Supabase Realtime's
+// shutdown_response does.
+func (ch *channel) shutdown(message string) {
+	ch.c.push(phoenix.Push(ch.joinRef, ch.topic, "system", map[string]any{
+		"extension": "system", "status": "error", "message": message,
+		"channel": strings.TrimPrefix(ch.topic, "realtime:"),
+	}))
+	ch.c.leave(ch)
+	ch.c.push(phoenix.Push(ch.joinRef, ch.topic, phoenix.EventClose, map[string]any{}))
+}
+
 func (ch *channel) expire() {
 	ch.c.push(phoenix.Push(ch.joinRef, ch.topic, "system", map[string]any{
 		"extension": "system", "status": "error", "message": "Token has expired 0 seconds ago",
@@ -208,11 +232,45 @@ func (ch *channel) teardown() {
 }
 
 // broadcast relays a client's broadcast to the topic's other subscribers everywhere.
+// Like Supabase: a broadcast the sender may not make is dropped without a reply, and an
+// oversized one is dropped, answered with payload_size_exceeded when acknowledged.
 func (ch *channel) broadcast(m phoenix.Message) {
+	if !ch.mayPublish() {
+		return
+	}
+	if len(m.Payload) > ch.c.s.limits.maxPayload {
+		if ch.ack && m.Ref != nil {
+			ch.c.push(phoenix.Reply(m, "error", "payload_size_exceeded"))
+		}
+		return
+	}
 	ch.c.s.bus.publishBroadcast(ch.topic, m.Payload, ch)
 	if ch.ack && m.Ref != nil {
 		ch.c.push(phoenix.Reply(m, "ok", map[string]any{}))
 	}
+}
+
+// mayPublish reports whether the channel's identity may send broadcast and presence on
+// its topic. A topic that names accounts by id (the app's "progress-<user id>") belongs to
+// them: only they, and the service role, send there. Decided once per identity.
+func (ch *channel) mayPublish() bool {
+	claims := ch.currentClaims()
+	if claims.Role == authn.RoleServiceRole {
+		return true
+	}
+	ch.mu.Lock()
+	if ch.publishFor != nil && *ch.publishFor == claims.Subject {
+		ok := ch.publishAllowed
+		ch.mu.Unlock()
+		return ok
+	}
+	ch.mu.Unlock()
+	ok := ch.c.s.topicOpenTo(ch.topic, claims.Subject)
+	ch.mu.Lock()
+	sub := claims.Subject
+	ch.publishFor, ch.publishAllowed = &sub, ok
+	ch.mu.Unlock()
+	return ok
 }
 
 // deliverBroadcast pushes a broadcast unless it is the sender's own without "self".
@@ -257,8 +315,16 @@ func (ch *channel) presenceEvent(m phoenix.Message) {
 		return
 	}
 	ref := ch.c.s.instance + "/" + fmt.Sprintf("%p", ch)
+	if !ch.mayPublish() {
+		ch.c.push(phoenix.Reply(m, "error", map[string]any{}))
+		return
+	}
 	switch p.Event {
 	case "track":
+		if len(p.Payload) > ch.c.s.limits.maxPayload {
+			ch.shutdown("Track message size exceeded")
+			return
+		}
 		meta := map[string]any{}
 		if len(p.Payload) > 0 && json.Unmarshal(p.Payload, &meta) != nil {
 			ch.c.push(errorReply(m, "presence payload must be an object"))

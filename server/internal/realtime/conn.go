@@ -30,6 +30,13 @@ type conn struct {
 
 	mu       sync.Mutex
 	channels map[string]*channel // by topic
+
+	// The client's message budget (a token bucket), touched only by the reader.
+	tokens   float64
+	lastSeen time.Time
+	// hangup asks the writer to send what is queued, then close the socket.
+	hangup     chan struct{}
+	hangupOnce sync.Once
 }
 
 // serveWS verifies the apikey (query parameter, as realtime-js sends it) and upgrades.
@@ -55,7 +62,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return // the upgrader already answered
 	}
 	ws.SetReadLimit(maxFrameBytes)
-	c := &conn{s: s, ws: ws, vsn: vsn, apiKey: key, done: make(chan struct{}), wake: make(chan struct{}, 1), channels: map[string]*channel{}}
+	c := &conn{s: s, ws: ws, vsn: vsn, apiKey: key, done: make(chan struct{}), hangup: make(chan struct{}), wake: make(chan struct{}, 1), channels: map[string]*channel{}}
 	go c.writePump()
 	c.readPump()
 }
@@ -109,16 +116,15 @@ func (c *conn) writePump() {
 	for {
 		select {
 		case <-c.wake:
-			c.qmu.Lock()
-			frames := c.queue
-			c.queue, c.queued = nil, 0
-			c.qmu.Unlock()
-			_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
-			for _, frame := range frames {
-				if err := c.ws.WriteMessage(websocket.TextMessage, frame); err != nil {
-					return
-				}
+			if c.flush() != nil {
+				return
 			}
+		case <-c.hangup:
+			if c.flush() != nil {
+				return
+			}
+			_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, "Too many messages per second"), time.Now().Add(time.Second))
+			return
 		case <-c.done:
 			_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
 			return
@@ -126,12 +132,41 @@ func (c *conn) writePump() {
 	}
 }
 
+// flush writes the queued frames.
+func (c *conn) flush() error {
+	c.qmu.Lock()
+	frames := c.queue
+	c.queue, c.queued = nil, 0
+	c.qmu.Unlock()
+	_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
+	for _, frame := range frames {
+		if err := c.ws.WriteMessage(websocket.TextMessage, frame); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (c *conn) readPump() {
-	defer c.close()
+	hangingUp := false
+	defer func() {
+		if !hangingUp {
+			c.close()
+		}
+	}()
 	for {
 		_ = c.ws.SetReadDeadline(time.Now().Add(readTimeout))
 		kind, data, err := c.ws.ReadMessage()
 		if err != nil {
+			return
+		}
+		if !c.allow(time.Now()) {
+			// Over max_events_per_second: every channel is shut down as Supabase does
+			// ("system" error, then phx_close), and the socket is closed after them, so a
+			// flooding client stops costing anything.
+			c.shutdownAll("Too many messages per second")
+			hangingUp = true
+			c.hangupOnce.Do(func() { close(c.hangup) })
 			return
 		}
 		var m phoenix.Message
@@ -144,6 +179,35 @@ func (c *conn) readPump() {
 			continue // Phoenix ignores frames it cannot read
 		}
 		c.handle(m)
+	}
+}
+
+// allow spends one message of the socket's budget: eventsPerSec sustained, burst at once.
+func (c *conn) allow(now time.Time) bool {
+	lim := c.s.limits
+	if c.lastSeen.IsZero() {
+		c.tokens = lim.burst
+	} else {
+		c.tokens = min(lim.burst, c.tokens+now.Sub(c.lastSeen).Seconds()*lim.eventsPerSec)
+	}
+	c.lastSeen = now
+	if c.tokens < 1 {
+		return false
+	}
+	c.tokens--
+	return true
+}
+
+// shutdownAll closes every channel of the socket with a system error.
+func (c *conn) shutdownAll(message string) {
+	c.mu.Lock()
+	chans := make([]*channel, 0, len(c.channels))
+	for _, ch := range c.channels {
+		chans = append(chans, ch)
+	}
+	c.mu.Unlock()
+	for _, ch := range chans {
+		ch.shutdown(message)
 	}
 }
 

@@ -39,6 +39,17 @@ func startServer(t *testing.T) *testserver.Server {
 	if _, err := srv.Deps.Owner.Exec(context.Background(), fixture); err != nil {
 		t.Fatal(err)
 	}
+	// The publication change reaches the server's table cache by notification: wait
+	// until a subscription to the new table is accepted.
+	c := dial(t, srv, "2.0.0")
+	defer c.ws.Close()
+	sub := map[string]any{"postgres_changes": []any{map[string]any{"event": "*", "schema": "public", "table": "rt_notes"}}}
+	for start := time.Now(); c.join("realtime:ready", sub, "")["status"] != "ok"; {
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("rt_notes never became subscribable")
+		}
+		time.Sleep(20 * time.Millisecond) // polling the condition, not a fixed wait
+	}
 	return srv
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"casus/server/internal/config"
 	"casus/server/internal/deps"
 	"casus/server/internal/httpx"
 )
@@ -30,6 +31,7 @@ type Server struct {
 	presence *presenceState
 	bus      *bus
 	changes  *changeFeed
+	limits   limits
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -46,6 +48,34 @@ const (
 	heartbeatEvery = 10 * time.Second // instance liveness for presence
 )
 
+// limits bound what one socket may ask for, after Supabase Realtime's tenant limits
+// (max_channels_per_client, max_events_per_second, max_payload_size_in_kb), which this
+// server applies per socket.
+type limits struct {
+	maxChannels  int
+	eventsPerSec float64
+	burst        float64 // ten seconds' worth: Supabase averages its rate over a window too
+	maxPayload   int     // bytes of a broadcast payload or a presence meta
+}
+
+func limitsFrom(c *config.Config) limits {
+	or := func(v, def int) int {
+		if v <= 0 {
+			return def
+		}
+		return v
+	}
+	var l limits
+	if c == nil {
+		c = &config.Config{}
+	}
+	l.maxChannels = or(c.RealtimeMaxChannels, 100)
+	l.eventsPerSec = float64(or(c.RealtimeMaxEventsPerSec, 100))
+	l.burst = 10 * l.eventsPerSec
+	l.maxPayload = or(c.RealtimeMaxPayloadKB, 256) << 10
+	return l
+}
+
 // New starts the fan-out listener and the change feed.
 func New(ctx context.Context, d deps.Deps) (*Server, error) {
 	b := make([]byte, 8)
@@ -54,6 +84,7 @@ func New(ctx context.Context, d deps.Deps) (*Server, error) {
 		d:        d,
 		instance: hex.EncodeToString(b),
 		topics:   map[string]map[*channel]struct{}{},
+		limits:   limitsFrom(d.Config),
 		upgrader: websocket.Upgrader{
 			ReadBufferSize:  1024,
 			WriteBufferSize: 1024,

@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
+import type { RealtimeChannel } from '@supabase/supabase-js';
 import { supabase, aiEnabled } from '../../lib/supabase';
 import { useAuth } from '../../lib/auth/store';
+import { presenceKey } from '../../lib/presence';
 import { clampViewer, stripCasePrefix, VIEWER_DEFAULT } from '../../lib/validation';
 import { CodeViewer, type CodeId } from './CodeViewer';
 import { SolutionPanel } from './Evaluation';
@@ -271,18 +273,27 @@ function CaseView({ id, onArticle }: { id: string; onArticle: (ref: string, numb
   );
 }
 
-// How many colleagues study this case right now (realtime presence, no names).
+// How many colleagues study this case right now (realtime presence, no names: the key is
+// opaque, see presenceKey).
 function Colleagues({ caseId }: { caseId: string }) {
   const { user } = useAuth();
   const [n, setN] = useState(0);
   useEffect(() => {
     if (!user) return;
-    const ch = supabase().channel(`case:${caseId}`, { config: { presence: { key: user.id } } });
-    ch.on('presence', { event: 'sync' }, () => setN(Object.keys(ch.presenceState()).filter((k) => k !== user.id).length)).subscribe((status) => {
-      if (status === 'SUBSCRIBED') ch.track({ at: new Date().toISOString() });
+    const topic = `case:${caseId}`;
+    let ch: RealtimeChannel | null = null;
+    let gone = false;
+    presenceKey(user.id, topic).then((key) => {
+      if (gone) return;
+      const c = supabase().channel(topic, { config: { presence: { key } } });
+      ch = c;
+      c.on('presence', { event: 'sync' }, () => setN(Object.keys(c.presenceState()).filter((k) => k !== key).length)).subscribe((status) => {
+        if (status === 'SUBSCRIBED') c.track({ at: new Date().toISOString() });
+      });
     });
     return () => {
-      supabase().removeChannel(ch);
+      gone = true;
+      if (ch) supabase().removeChannel(ch);
     };
   }, [caseId, user]);
   if (n === 0) return null;
