@@ -39,6 +39,11 @@ type Event struct {
 	At   time.Time // when it was sent
 	Dur  time.Duration
 	Err  string // empty when it succeeded
+	// Status is the HTTP status (0: no answer at all, the connection failed).
+	Status int
+	// Shapeless marks an error answer of the AI gateway that is not the Messages API's
+	// error object (or a stream that ended without message_stop or an error event).
+	Shapeless bool
 }
 
 // Result is what a run observed.
@@ -50,6 +55,7 @@ type Result struct {
 	// answer.
 	PushExpected, PushReceived int
 	PushDelays                 []time.Duration
+	PushMissed                 []time.Time // when the writes whose push never came were answered
 	WSReconnects               int
 	Submissions                int
 }
@@ -175,9 +181,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	r.closeSockets()
+	missed := r.closeSockets()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	res.PushMissed = missed
 	res.Events = r.events
 	res.PushExpected, res.PushReceived, res.PushDelays = r.pushExpected, r.pushReceived, r.pushDelays
 	res.WSReconnects, res.Submissions = r.reconnects, r.submissions
@@ -200,11 +207,20 @@ func (r *recorder) add(e Event) {
 	r.mu.Unlock()
 }
 
-func (r *recorder) closeSockets() {
+// closeSockets ends the realtime connections and returns when the writes whose push
+// never arrived were answered.
+func (r *recorder) closeSockets() []time.Time {
 	r.mu.Lock()
 	ss := r.sockets
 	r.mu.Unlock()
+	var missed []time.Time
 	for _, s := range ss {
 		s.close()
+		s.mu.Lock()
+		for _, at := range s.waiting {
+			missed = append(missed, at)
+		}
+		s.mu.Unlock()
 	}
+	return missed
 }

@@ -133,11 +133,13 @@ func (s *student) call(ctx context.Context, kind, method, path string, body any,
 		req.Header.Set(k, v)
 	}
 	t0 := time.Now()
+	status := 0
 	res, err := s.http.Do(req)
 	if err == nil {
 		var b []byte
 		b, err = io.ReadAll(res.Body)
 		res.Body.Close()
+		status = res.StatusCode
 		if err == nil && res.StatusCode >= 300 {
 			err = &errStatus{res.StatusCode, string(b)}
 		}
@@ -150,12 +152,24 @@ func (s *student) call(ctx context.Context, kind, method, path string, body any,
 	if ctx.Err() != nil && err != nil {
 		return err // the run is ending: not the server's failure
 	}
-	e := Event{Kind: kind, At: t0, Dur: time.Since(t0)}
+	e := Event{Kind: kind, At: t0, Dur: time.Since(t0), Status: status}
 	if err != nil {
 		e.Err = err.Error()
 	}
 	s.rec.add(e)
 	return err
+}
+
+// anthropicError reports whether body is the Messages API's error object.
+func anthropicError(body []byte) bool {
+	var e struct {
+		Type  string `json:"type"`
+		Error struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	return json.Unmarshal(body, &e) == nil && e.Type == "error" && e.Error.Type != "" && e.Error.Message != ""
 }
 
 // fail records a failure the client detected in an answer that was itself a success.
@@ -375,14 +389,17 @@ func (s *student) stream(ctx context.Context, caseID string) (string, error) {
 	t0 := time.Now()
 	var text strings.Builder
 	first := time.Duration(0)
+	status, shapeless := 0, false
 	err = func() error {
 		res, err := s.http.Do(req)
 		if err != nil {
 			return err
 		}
 		defer res.Body.Close()
+		status = res.StatusCode
 		if res.StatusCode != 200 {
 			b, _ := io.ReadAll(res.Body)
+			shapeless = !anthropicError(b)
 			return &errStatus{res.StatusCode, string(b)}
 		}
 		if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
@@ -399,6 +416,7 @@ func (s *student) stream(ctx context.Context, caseID string) (string, error) {
 				event = line[7:]
 				stopped = stopped || event == "message_stop"
 			case strings.HasPrefix(line, "data: ") && event == "error":
+				shapeless = !anthropicError([]byte(line[6:]))
 				return fmt.Errorf("error event: %s", line[6:])
 			case strings.HasPrefix(line, "data: ") && event == "content_block_delta":
 				var d struct {
@@ -415,9 +433,11 @@ func (s *student) stream(ctx context.Context, caseID string) (string, error) {
 			}
 		}
 		if err := sc.Err(); err != nil {
+			shapeless = true
 			return err
 		}
 		if !stopped {
+			shapeless = true
 			return errors.New("stream ended without message_stop")
 		}
 		return nil
@@ -425,7 +445,7 @@ func (s *student) stream(ctx context.Context, caseID string) (string, error) {
 	if err != nil && ctx.Err() != nil {
 		return "", err
 	}
-	e := Event{Kind: "AI tutor (whole stream)", At: t0, Dur: time.Since(t0)}
+	e := Event{Kind: "AI tutor (whole stream)", At: t0, Dur: time.Since(t0), Status: status, Shapeless: shapeless}
 	if err != nil {
 		e.Err = err.Error()
 	} else if text.Len() == 0 {
@@ -452,21 +472,25 @@ func (s *student) aiJSON(ctx context.Context, task, subID string) (string, time.
 			Text string `json:"text"`
 		} `json:"content"`
 	}
+	status, shapeless := 0, false
 	res, err := s.http.Do(req)
 	if err == nil {
 		var b []byte
 		b, err = io.ReadAll(res.Body)
 		res.Body.Close()
+		status = res.StatusCode
 		if err == nil && res.StatusCode != 200 {
+			shapeless = !anthropicError(b)
 			err = &errStatus{res.StatusCode, string(b)}
 		} else if err == nil && (json.Unmarshal(b, &out) != nil || len(out.Content) == 0) {
+			shapeless = true
 			err = fmt.Errorf("not a message: %.120s", b)
 		}
 	}
 	if err != nil && ctx.Err() != nil {
 		return "", t0, err
 	}
-	e := Event{Kind: "AI " + task, At: t0, Dur: time.Since(t0)}
+	e := Event{Kind: "AI " + task, At: t0, Dur: time.Since(t0), Status: status, Shapeless: shapeless}
 	if err != nil {
 		e.Err = err.Error()
 		s.rec.add(e)

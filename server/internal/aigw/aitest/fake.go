@@ -52,6 +52,26 @@ type Fake struct {
 	Cancelled int
 	// Latency of unscripted replies: before a JSON reply, and between stream events.
 	jsonDelay, streamDelay time.Duration
+	// Every faultEvery-th unscripted request gets the next of faults instead.
+	faultEvery, served int
+	faults            []Reply
+	onReply           func(system string)
+}
+
+// SetFaults makes every n-th unscripted request (n > 0; 0 turns it off) fail with the
+// next of faults in turn, each keeping the plausible text of its use (for FaultCut).
+func (f *Fake) SetFaults(n int, faults ...Reply) {
+	f.mu.Lock()
+	f.faultEvery, f.faults = n, faults
+	f.mu.Unlock()
+}
+
+// OnReply registers fn, called with the request's system prompt once a JSON reply has
+// been sent (the moment the server holds a reply it has not yet recorded).
+func (f *Fake) OnReply(fn func(system string)) {
+	f.mu.Lock()
+	f.onReply = fn
+	f.mu.Unlock()
 }
 
 // SetLatency makes unscripted replies take a model's time: reply before a JSON answer,
@@ -163,7 +183,16 @@ func (f *Fake) messages(w http.ResponseWriter, r *http.Request) {
 		if stream {
 			rep.DelayMS = int(f.streamDelay / time.Millisecond)
 		}
+		f.served++
+		if f.faultEvery > 0 && len(f.faults) > 0 && f.served%f.faultEvery == 0 {
+			fault := f.faults[(f.served/f.faultEvery-1)%len(f.faults)]
+			if fault.Text == "" {
+				fault.Text = rep.Text
+			}
+			rep = fault
+		}
 	}
+	onReply := f.onReply
 	f.mu.Unlock()
 	switch rep.Fault {
 	case FaultReset:
@@ -228,6 +257,11 @@ func (f *Fake) messages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, _ = w.Write(body)
+	if onReply != nil {
+		_ = http.NewResponseController(w).Flush()
+		sys, _ := req["system"].(string)
+		onReply(sys)
+	}
 }
 
 // reset closes the request's connection at once, with a TCP reset (linger 0), without
