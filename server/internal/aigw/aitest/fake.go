@@ -54,8 +54,8 @@ type Fake struct {
 	jsonDelay, streamDelay time.Duration
 	// Every faultEvery-th unscripted request gets the next of faults instead.
 	faultEvery, served int
-	faults            []Reply
-	onReply           func(system string)
+	faults             []Reply
+	onReply            func(system string)
 }
 
 // SetFaults makes every n-th unscripted request (n > 0; 0 turns it off) fail with the
