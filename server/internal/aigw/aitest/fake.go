@@ -56,6 +56,17 @@ type Fake struct {
 	faultEvery, served int
 	faults             []Reply
 	onReply            func(system string)
+	// Replies wait until holdFor more requests have arrived (holdOpen closes then).
+	holdFor  int
+	holdOpen chan struct{}
+}
+
+// HoldUntil makes replies wait until n more requests have arrived (or 5 s pass), so
+// that n calls are sure to be at the provider at the same time (races in tests).
+func (f *Fake) HoldUntil(n int) {
+	f.mu.Lock()
+	f.holdFor, f.holdOpen = n, make(chan struct{})
+	f.mu.Unlock()
 }
 
 // SetFaults makes every n-th unscripted request (n > 0; 0 turns it off) fail with the
@@ -172,6 +183,12 @@ func (f *Fake) messages(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewDecoder(r.Body).Decode(&req)
 	f.mu.Lock()
 	f.requests = append(f.requests, req)
+	hold := f.holdOpen
+	if f.holdFor > 0 {
+		if f.holdFor--; f.holdFor == 0 {
+			close(f.holdOpen)
+		}
+	}
 	var rep Reply
 	stream, _ := req["stream"].(bool)
 	if len(f.queue) > 0 {
@@ -194,6 +211,14 @@ func (f *Fake) messages(w http.ResponseWriter, r *http.Request) {
 	}
 	onReply := f.onReply
 	f.mu.Unlock()
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-time.After(5 * time.Second):
+		case <-r.Context().Done():
+			return
+		}
+	}
 	switch rep.Fault {
 	case FaultReset:
 		reset(w)
