@@ -139,9 +139,10 @@ func report(res *sim.Result, mem []rssSample, ramp, target time.Duration) bool {
 
 // memory prints the server's RSS over the run and checks it is flat after warm-up.
 func memory(res *sim.Result, mem []rssSample, ramp time.Duration, verdict func(bool) string) {
-	// Warm-up ends once every student has started and run a while; memory is flat when
-	// the end is within 10% of it.
-	warmAt := res.Start.Add(ramp + max(5*time.Second, res.End.Sub(res.Start)/10))
+	// Warm-up is the first half of the time after the last student started: pools fill,
+	// caches load and the Go heap grows to its collection target (about twice the live
+	// heap) in it. Memory is flat when the end is within 10% of the warm-up's.
+	warmAt := res.Start.Add(ramp + (res.End.Sub(res.Start)-ramp)/2)
 	warm, end, peak := mem[0], mem[len(mem)-1], mem[0]
 	for _, s := range mem {
 		if !s.at.After(warmAt) {
@@ -158,6 +159,9 @@ func memory(res *sim.Result, mem []rssSample, ramp time.Duration, verdict func(b
 	}
 	fmt.Printf("server memory (RSS): %s\n", strings.Join(line, ", "))
 	ratio := float64(end.rss) / float64(warm.rss)
+	if mins := end.at.Sub(warm.at).Minutes(); mins > 0 {
+		fmt.Printf("server memory after warm-up: %+.1f MB per minute\n", float64(end.rss-warm.rss)/(1<<20)/mins)
+	}
 	fmt.Printf("server memory: warm-up %d MB (at %.0f s) -> end %d MB, peak %d MB; end/warm-up %.2f (target <= 1.10, flat): %s\n",
 		warm.rss>>20, warm.at.Sub(res.Start).Seconds(), end.rss>>20, peak.rss>>20, ratio, verdict(ratio <= 1.10))
 }
