@@ -15,7 +15,6 @@ import (
 
 	"casus/scripts/load/sim"
 	"casus/server/internal/aigw/aitest"
-	"casus/server/internal/testutil/pgtest"
 )
 
 // probe reads one public row every 25 ms and records each outcome, to see the outage
@@ -238,7 +237,7 @@ func TestDatabaseRestartUnderLoad(t *testing.T) {
 // non-Anthropic answer, no non-AI request fails, nothing is half-saved or recorded twice,
 // and a failed check or grade can be asked again and succeeds.
 func TestAIUpstreamFaultsUnderLoad(t *testing.T) {
-	url := pgtest.New(t)
+	url := startCluster(t).URL("casus") // its own cluster: the shared one's connections may run out
 	pool := prepare(t, url)
 	fake, err := aitest.Start("127.0.0.1:0")
 	if err != nil {
@@ -252,15 +251,27 @@ func TestAIUpstreamFaultsUnderLoad(t *testing.T) {
 	fake.SetFaults(3, faults...)
 	srv := startServer(t, url, fake.URL)
 	var accepted texts
-	results := runSim(t, simConfig(srv, 10, 14*time.Second, &accepted))
-	// A burst in the middle: every call fails for a while, so the gateway's retries
-	// run out and the errors reach the students.
-	waitFor(t, "students submitting", 30*time.Second, func() bool { return accepted.count() >= 5 })
+	results := runSim(t, simConfig(srv, 10, 16*time.Second, &accepted))
+	// A burst in the middle: every call fails for a while (24 model calls, or until the
+	// students are done), so the gateway's retries run out and the errors reach them.
+	var res *sim.Result
+	done := func() bool {
+		select {
+		case res = <-results:
+			return true
+		default:
+			return false
+		}
+	}
+	waitFor(t, "students submitting", 60*time.Second, func() bool { return accepted.count() >= 3 || done() })
 	fake.SetFaults(1, []aitest.Reply{{Status: 500}, {Status: 529}, {Status: 502, Raw: html}, {Fault: aitest.FaultReset}}...)
 	before := len(fake.Requests())
-	waitFor(t, "the burst", 30*time.Second, func() bool { return len(fake.Requests()) >= before+24 })
+	waitFor(t, "the burst", 60*time.Second, func() bool { return res != nil || len(fake.Requests()) >= before+24 || done() })
+	burst := len(fake.Requests()) - before
 	fake.SetFaults(3, faults...)
-	res := <-results
+	if res == nil {
+		res = <-results
+	}
 	fake.SetFaults(0)
 
 	byStatus := map[string]int{}
@@ -355,8 +366,8 @@ func TestAIUpstreamFaultsUnderLoad(t *testing.T) {
 		parts = append(parts, fmt.Sprintf("%s: %d", k, byStatus[k]))
 	}
 	t.Logf("students: %s", summary(res))
-	t.Logf("model calls seen by the fake: %d (every 3rd failed, and 24 in a row); gateway calls %d, failed %d (%s); transport errors %d, non-Anthropic answers %d, non-AI failures %d",
-		calls, aiCalls, aiFailed, strings.Join(parts, ", "), transport, shapeless, otherFailed)
+	t.Logf("model calls seen by the fake: %d (every 3rd failed, and %d in a row); gateway calls %d, failed %d (%s); transport errors %d, non-Anthropic answers %d, non-AI failures %d",
+		calls, burst, aiCalls, aiFailed, strings.Join(parts, ", "), transport, shapeless, otherFailed)
 	t.Logf("submissions: %d accepted, %d kept, %d checked, %d graded; after asking again: %d retried, %d graded; %d recorded grades answered again without the model",
 		in.accepted, in.kept, in.checked, in.graded, retried, after.graded, answeredRecorded)
 	for _, s := range errorSamples(res, 3) {
@@ -407,7 +418,7 @@ func gatewayCall(t *testing.T, base, uid, task, sub string) (int, string) {
 // every accepted submission keeps its text; nothing is half-saved or recorded twice; the
 // interrupted grade can be asked for again and is recorded once.
 func TestServerKilledMidWrite(t *testing.T) {
-	url := pgtest.New(t)
+	url := startCluster(t).URL("casus") // its own cluster: the shared one's connections may run out
 	pool := prepare(t, url)
 	fake, err := aitest.Start("127.0.0.1:0")
 	if err != nil {
