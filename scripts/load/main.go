@@ -26,7 +26,10 @@ import (
 	"casus/scripts/load/sim"
 )
 
-func main() {
+func main() { os.Exit(run()) }
+
+// run returns the exit status, so that the deferred teardown of the stack always runs.
+func run() int {
 	students := flag.Int("students", 200, "simulated students")
 	duration := flag.Duration("duration", 3*time.Minute, "how long each student keeps acting")
 	ramp := flag.Duration("ramp", 0, "student starts spread over this (default: a sixth of -duration, at most 30s)")
@@ -43,7 +46,7 @@ func main() {
 		*ramp = min(*duration/6, 30*time.Second)
 	}
 	if *students < 1 || *students > 2000 || *duration <= 0 || *duration > 30*time.Minute {
-		fail("-students must be 1..2000 and -duration at most 30m")
+		return fail("-students must be 1..2000 and -duration at most 30m")
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -57,33 +60,34 @@ func main() {
 	if *base == "" {
 		st, err := startStack(ctx, *aiDelay, *aiStream)
 		if err != nil {
-			fail(err.Error())
+			return fail(err.Error())
 		}
 		defer st.stop()
 		cfg.URL, cfg.AnonKey, cfg.ServiceKey, serverPID = st.url, st.anonKey, st.serviceKey, st.pid
 		stackNote = fmt.Sprintf("a private stack (fake AI: %s per check/grade, %s between stream events)", *aiDelay, *aiStream)
 	} else if *anon == "" {
-		fail("-url needs -anon-key (or ANON_KEY)")
+		return fail("-url needs -anon-key (or ANON_KEY)")
 	}
 	if err := sim.CheckLoopback(cfg.URL); err != nil {
-		fail(err.Error())
+		return fail(err.Error())
 	}
 
 	fmt.Printf("load: %d students for %s each (starts spread over %s), think %s, against %s\n", *students, *duration, *ramp, *think, stackNote)
 	mem := sampleRSS(ctx, serverPID)
 	res, err := sim.Run(ctx, cfg)
 	if err != nil {
-		fail(err.Error())
+		return fail(err.Error())
 	}
 	samples := mem.stop()
 	if !report(res, samples, *ramp, *target) {
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
-func fail(msg string) {
+func fail(msg string) int {
 	fmt.Fprintln(os.Stderr, "load:", msg)
-	os.Exit(2)
+	return 2
 }
 
 // report prints the figures as checks against the targets; false when one is missed.

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -162,6 +163,8 @@ func (st *stack) spawn(ctx context.Context, name, bin string, env []string, args
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
+	// Should this program die without its teardown, the kernel stops the stack with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		return nil, err

@@ -121,6 +121,7 @@ func (s *server) start() {
 	s.t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), s.env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlives the test
 	cmd.Stdout, cmd.Stderr = lockedWriter{s}, lockedWriter{s}
 	if err := cmd.Start(); err != nil {
 		s.t.Fatal(err)
