@@ -369,8 +369,8 @@ func checkIntegrity(t *testing.T, pool *pgxpool.Pool, accepted *texts) integrity
 		  when status = 'graded' and (score is null or score_value is null or feedback_at is null or score_breakdown is null
 		       or score <> score_value::int || '/100' or feedback_text not like '%PUNCTAJ TOTAL: ' || score || '%')
 		    then 'grade half-saved'
-		  when status = 'graded' and (ai_checked_at is null or ai_decision is distinct from 'PASSED')
-		    then 'graded without a passed check'
+		  when status = 'graded' and ai_checked_at is null
+		    then 'graded without a check'
 		  when ai_checked_at is not null and (ai_decision is null or ai_probability is null)
 		    then 'check half-saved'
 		  when status = 'graded' and score_value > 50 and not exists (
