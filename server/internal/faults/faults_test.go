@@ -90,11 +90,12 @@ func (p *probe) okSince(t time.Time) bool {
 	return false
 }
 
-func runSim(t *testing.T, cfg sim.Config) chan *sim.Result {
+// runSim starts the students; cancel stops them early.
+func runSim(t *testing.T, cfg sim.Config) (results chan *sim.Result, cancel func()) {
 	out := make(chan *sim.Result, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.Duration+90*time.Second)
+	t.Cleanup(cancel)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), cfg.Duration+90*time.Second)
-		defer cancel()
 		res, err := sim.Run(ctx, cfg)
 		if err != nil {
 			t.Error(err)
@@ -102,7 +103,7 @@ func runSim(t *testing.T, cfg sim.Config) chan *sim.Result {
 		}
 		out <- res
 	}()
-	return out
+	return out, cancel
 }
 
 func (x *texts) count() int {
@@ -130,18 +131,18 @@ func summary(res *sim.Result) string {
 func TestDatabaseRestartUnderLoad(t *testing.T) {
 	cl := startCluster(t)
 	url := cl.URL("casus")
-	pool := prepare(t, url)
 	fake, err := aitest.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fake.Close()
 	fake.SetLatency(150*time.Millisecond, 5*time.Millisecond)
-	srv := startServer(t, url, fake.URL)
+	srv := startServer(t, url, fake.URL) // it creates and migrates the database
+	pool := prepare(t, url)
 	pid := srv.cmd.Process.Pid
 
 	var accepted texts
-	results := runSim(t, simConfig(srv, 12, 20*time.Second, &accepted))
+	results, _ := runSim(t, simConfig(srv, 12, 20*time.Second, &accepted))
 	pr := startProbe(srv.URL)
 	waitFor(t, "students submitting", 30*time.Second, func() bool { return accepted.count() >= 5 })
 
@@ -238,7 +239,6 @@ func TestDatabaseRestartUnderLoad(t *testing.T) {
 // and a failed check or grade can be asked again and succeeds.
 func TestAIUpstreamFaultsUnderLoad(t *testing.T) {
 	url := startCluster(t).URL("casus") // its own cluster: the shared one's connections may run out
-	pool := prepare(t, url)
 	fake, err := aitest.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -249,9 +249,10 @@ func TestAIUpstreamFaultsUnderLoad(t *testing.T) {
 	faults := []aitest.Reply{{Status: 500}, {Fault: aitest.FaultReset}, {Fault: aitest.FaultCut},
 		{Status: 529}, {Status: 502, Raw: html}, {DelayMS: 400}}
 	fake.SetFaults(3, faults...)
-	srv := startServer(t, url, fake.URL)
+	srv := startServer(t, url, fake.URL) // it creates and migrates the database
+	pool := prepare(t, url)
 	var accepted texts
-	results := runSim(t, simConfig(srv, 10, 16*time.Second, &accepted))
+	results, _ := runSim(t, simConfig(srv, 10, 16*time.Second, &accepted))
 	// A burst in the middle: every call fails for a while (24 model calls, or until the
 	// students are done), so the gateway's retries run out and the errors reach them.
 	var res *sim.Result
@@ -419,14 +420,14 @@ func gatewayCall(t *testing.T, base, uid, task, sub string) (int, string) {
 // interrupted grade can be asked for again and is recorded once.
 func TestServerKilledMidWrite(t *testing.T) {
 	url := startCluster(t).URL("casus") // its own cluster: the shared one's connections may run out
-	pool := prepare(t, url)
 	fake, err := aitest.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fake.Close()
 	fake.SetLatency(100*time.Millisecond, 5*time.Millisecond)
-	srv := startServer(t, url, fake.URL)
+	srv := startServer(t, url, fake.URL) // it creates and migrates the database
+	pool := prepare(t, url)
 
 	type kill struct {
 		what   string
@@ -446,7 +447,9 @@ func TestServerKilledMidWrite(t *testing.T) {
 		}
 	})
 	var accepted texts
-	results := runSim(t, simConfig(srv, 10, 16*time.Second, &accepted))
+	// The students work until three of their submissions are graded after the second
+	// restart (at most a minute).
+	results, stop := runSim(t, simConfig(srv, 10, time.Minute, &accepted))
 	for _, target := range []struct{ what, marker string }{{"grade", "PUNCTAJ TOTAL"}, {"check", "probabilitatea"}} {
 		waitFor(t, "students submitting", 30*time.Second, func() bool { return accepted.count() >= 3*(len(kills)+1) })
 		armed.Store(target.marker)
@@ -460,6 +463,14 @@ func TestServerKilledMidWrite(t *testing.T) {
 		srv.start() // the same address and database
 		kills = append(kills, kill{what: target.what, at: at, up: time.Now(), pid: pid})
 	}
+	graded := func() int {
+		var n int
+		_ = pool.QueryRow(context.Background(), "select count(*) from case_submissions where status = 'graded'").Scan(&n)
+		return n
+	}
+	more := graded() + 3
+	waitFor(t, "students' grades after the restarts", 60*time.Second, func() bool { return graded() >= more })
+	stop()
 	res := <-results
 	fake.OnReply(nil)
 

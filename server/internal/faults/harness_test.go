@@ -277,16 +277,11 @@ func (c *cluster) exec(name string, args ...string) error {
 	return nil
 }
 
-// prepare migrates the database, adds a small curriculum (verified cases with their
-// articles, steps and hints) and a log of grading transitions, and returns an owner pool.
+// prepare adds to the database the server created and migrated a small curriculum
+// (verified cases with their articles, steps and hints) and a log of grading
+// transitions, and returns an owner pool.
 func prepare(t *testing.T, databaseURL string) *pgxpool.Pool {
 	ctx := context.Background()
-	if err := db.EnsureDatabase(ctx, databaseURL); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Migrate(ctx, databaseURL); err != nil {
-		t.Fatal(err)
-	}
 	pool, err := pgxpool.New(ctx, databaseURL)
 	if err != nil {
 		t.Fatal(err)
