@@ -1,6 +1,7 @@
 package postgrest
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -24,6 +25,10 @@ func connectionLost(err error) bool {
 	}
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) {
+		return false
+	}
+	// A request that ran out of time or whose client left is not an outage.
+	if pgconn.Timeout(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
 	var netErr net.Error
