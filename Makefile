@@ -7,7 +7,7 @@ FRONTEND := frontend
 NPM_CI = cd $(FRONTEND) && (test -d node_modules -a node_modules/.package-lock.json -nt package-lock.json || npm ci --no-audit --no-fund --loglevel=error)
 
 .PHONY: help run build build/server build/frontend seed migrate generate generate/sqlc generate/types \
-	verify/generated lint test test/setup test/go test/fuzz test/frontend test/contract test/e2e bench db/reset
+	verify/generated lint test test/setup test/go test/fuzz test/frontend test/contract test/e2e bench load load/short db/reset
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z/_-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 22
@@ -70,6 +70,14 @@ test/e2e: build ## Playwright + Debian chromium end-to-end tests
 
 bench: build/server ## every benchmark, each figure as a ratio to its baseline
 	./scripts/bench.sh
+
+load: ## 200 simulated students for 3 minutes on a private stack, checked against the targets
+	@./scripts/ensure-postgres.sh
+	$(GO) run ./scripts/load
+
+load/short: ## the load run with 20 students for 20 s
+	@./scripts/ensure-postgres.sh
+	$(GO) run ./scripts/load -students 20 -duration 20s
 
 db/reset: build/server ## drop and recreate the development database
 	psql "$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}" -c 'drop database if exists casus with (force)'

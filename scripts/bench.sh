@@ -3,6 +3,7 @@
 # in the same run, so results stay comparable on a noisy machine. Usage:
 #   scripts/bench.sh            all benchmarks
 #   scripts/bench.sh auth rest  only those
+#   scripts/bench.sh load       the load run (scripts/load: 200 students, 3 minutes; not in the default set)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/ensure-postgres.sh
@@ -10,7 +11,10 @@ all=(auth rest search ai realtime)
 sel=("$@")
 [ ${#sel[@]} -gt 0 ] || sel=("${all[@]}")
 for b in "${sel[@]}"; do
-  if [ -d "scripts/bench/$b" ]; then
+  if [ "$b" = load ]; then
+    echo "=== load"
+    go run ./scripts/load
+  elif [ -d "scripts/bench/$b" ]; then
     echo "=== bench: $b"
     go run "./scripts/bench/$b"
   else

@@ -10,7 +10,9 @@ import (
 // relaySSE passes the upstream's server-sent events to the browser unchanged, flushing
 // at the end of each event, and returns the tokens the stream reported (input tokens in
 // message_start, output tokens in message_delta) so streamed calls count toward the
-// daily token quota like JSON ones.
+// daily token quota like JSON ones. A stream that breaks off before message_stop (or
+// its own error event) ends with an error event, as the Messages API reports errors
+// once a stream has started, so the SDK raises an API error instead of a truncated reply.
 func relaySSE(w http.ResponseWriter, res *http.Response) (tokens int) {
 	defer res.Body.Close()
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -19,6 +21,7 @@ func relaySSE(w http.ResponseWriter, res *http.Response) (tokens int) {
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
 	in, out := 0, 0
+	ended := false // message_stop or an error event was relayed
 	br := bufio.NewReaderSize(res.Body, 16<<10)
 	for {
 		line, err := br.ReadSlice('\n')
@@ -33,6 +36,10 @@ func relaySSE(w http.ResponseWriter, res *http.Response) (tokens int) {
 			if bytes.HasPrefix(line, []byte("data:")) && bytes.Contains(line, []byte(`"usage"`)) {
 				in, out = usageOf(line[5:], in, out)
 			}
+			if bytes.HasPrefix(line, []byte("event:")) {
+				ev := string(bytes.TrimSpace(line[6:]))
+				ended = ended || ev == "message_stop" || ev == "error"
+			}
 			if _, werr := w.Write(line); werr != nil {
 				return in + out // the browser went away; closing the body cancels upstream
 			}
@@ -41,6 +48,9 @@ func relaySSE(w http.ResponseWriter, res *http.Response) (tokens int) {
 			}
 		}
 		if err != nil {
+			if !ended && res.Request.Context().Err() == nil {
+				_, _ = w.Write(streamBroken)
+			}
 			if flusher != nil {
 				flusher.Flush()
 			}
@@ -48,6 +58,8 @@ func relaySSE(w http.ResponseWriter, res *http.Response) (tokens int) {
 		}
 	}
 }
+
+var streamBroken = []byte("\nevent: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Furnizorul AI nu răspunde. Încearcă din nou.\"}}\n\n")
 
 // usageOf reads the usage of a message_start or message_delta event.
 func usageOf(data []byte, in, out int) (int, int) {

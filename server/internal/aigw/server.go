@@ -54,6 +54,9 @@ func (s *Server) Routes(mux *http.ServeMux) {
 	mux.Handle("POST /ai/v1/messages", httpx.Handle(s.d.Log, func(w http.ResponseWriter, r *http.Request) error {
 		err := s.messages(w, r)
 		var ae *apiError
+		if err != nil && r.Context().Err() != nil {
+			return nil // the browser went away mid-request: nobody to answer, nothing to log
+		}
 		if err != nil && !errors.As(err, &ae) {
 			// Unexpected failures still answer in Anthropic's shape, so the SDK reports
 			// them as API errors; the log gets the error, never the prompt or text.
@@ -129,7 +132,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) error {
 	quota := make(chan error, 1)
 	go func() { quota <- s.reserve(ctx, uid, task) }()
 	up := map[string]any{"model": model, "max_tokens": settings.MaxTokens, "temperature": settings.Temperature}
-	var submissionID string
+	var submissionID, checkedText string
 	switch task {
 	case "tutor":
 		c, err := s.loadCase(ctx, r.Header.Get("X-Casus-Case"))
@@ -158,6 +161,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) error {
 			return &apiError{403, "permission_error", "Soluția nu a trecut verificarea AI, deci nu poate fi evaluată."}
 		}
 		req.Stream = false // the server must read the whole reply to record it
+		checkedText = sub.text
 		if task == "detect" {
 			up["system"] = prompts.Detect()
 			up["messages"] = []map[string]string{{"role": "user", "content": sub.text}}
@@ -193,7 +197,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) error {
 		if ctx.Err() != nil {
 			return nil // the browser went away; the upstream call was cancelled with it
 		}
-		return &apiError{502, "api_error", "Furnizorul AI nu răspunde. Încearcă din nou."}
+		return unreachable
 	}
 	if req.Stream && res.StatusCode == 200 {
 		// Usage is recorded after the stream, with the tokens it reported, so the
@@ -201,9 +205,21 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) error {
 		s.addTokens(ctx, uid, task, relaySSE(w, res))
 		return nil
 	}
-	raw := drain(res.Body)
+	raw, err := drain(res.Body)
+	if err != nil {
+		// The connection broke mid-reply: a partial body is not the model's answer.
+		if ctx.Err() != nil {
+			return nil
+		}
+		return unreachable
+	}
 	if res.StatusCode != 200 {
 		// A failed call still counts: its request was reserved by the quota check.
+		if !isAPIError(raw) {
+			// Not the provider's own error (a proxy's HTML page, say): the browser's SDK
+			// still gets the Messages API's shape.
+			return &apiError{res.StatusCode, errorType(res.StatusCode), unreachable.msg}
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(res.StatusCode)
 		_, _ = w.Write(raw)
@@ -224,15 +240,29 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) error {
 	if len(reply.Content) > 0 && reply.Content[0].Type == "text" {
 		text = reply.Content[0].Text
 	}
+	recorded := true
 	switch task {
 	case "detect":
-		if err := s.recordDetection(ctx, submissionID, text); err != nil {
-			return err
-		}
+		recorded, err = s.recordDetection(ctx, submissionID, text, checkedText)
 	case "grade":
-		if err := s.recordGrade(ctx, submissionID, text); err != nil {
+		recorded, err = s.recordGrade(ctx, submissionID, text, checkedText)
+	}
+	if err != nil {
+		return err
+	}
+	if !recorded {
+		// Another call recorded this submission's check or grade first (a double
+		// click, a second tab): both callers get the one result that was kept.
+		sub, err := s.loadSubmission(ctx, uid, submissionID)
+		if err != nil {
 			return err
 		}
+		if (task == "detect" && !sub.checked) || (task == "grade" && !sub.graded) {
+			return &apiError{409, "invalid_request_error", "Soluția a fost modificată în timpul evaluării. Încearcă din nou."}
+		}
+		writeMessage(w, model, sub.recorded)
+		s.addTokens(ctx, uid, task, reply.Usage.In+reply.Usage.Out)
+		return nil
 	}
 	// The reply goes out complete (length known, flushed) before the token count is
 	// added, so the browser does not wait for that write.
@@ -355,14 +385,52 @@ func detectionPassed(decision *string, prob *float64) bool {
 
 var jsonObject = regexp.MustCompile(`(?s)\{.*\}`)
 
-func (s *Server) recordDetection(ctx context.Context, id, text string) error {
+// unreachable is the answer when the provider cannot be reached or its reply broke off.
+var unreachable = &apiError{502, "api_error", "Furnizorul AI nu răspunde. Încearcă din nou."}
+
+// isAPIError reports whether an upstream error body is the Messages API's error object.
+func isAPIError(body []byte) bool {
+	var e struct {
+		Type  string `json:"type"`
+		Error struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	return json.Unmarshal(body, &e) == nil && e.Type == "error" && e.Error.Type != "" && e.Error.Message != ""
+}
+
+// errorType is the Messages API's error type for an HTTP status.
+func errorType(status int) string {
+	switch status {
+	case 400:
+		return "invalid_request_error"
+	case 401:
+		return "authentication_error"
+	case 403:
+		return "permission_error"
+	case 404:
+		return "not_found_error"
+	case 413:
+		return "request_too_large"
+	case 429:
+		return "rate_limit_error"
+	case 529:
+		return "overloaded_error"
+	}
+	return "api_error"
+}
+
+// recordDetection stores the check of the text that was checked, once: it records
+// nothing (false) when a check is already recorded or the text changed meanwhile.
+func (s *Server) recordDetection(ctx context.Context, id, text, checkedText string) (bool, error) {
 	var d struct {
 		Probability   *float64 `json:"probability"`
 		Decision      *string  `json:"decision"`
 		Justification string   `json:"justification"`
 	}
 	if m := jsonObject.FindString(text); m == "" || json.Unmarshal([]byte(m), &d) != nil {
-		return &apiError{502, "api_error", "Ne pare rău, a apărut o problemă. Încearcă din nou."}
+		return false, &apiError{502, "api_error", "Ne pare rău, a apărut o problemă. Încearcă din nou."}
 	}
 	passed := detectionPassed(d.Decision, d.Probability)
 	var feedback *string
@@ -374,10 +442,11 @@ func (s *Server) recordDetection(ctx context.Context, id, text string) error {
 		f := fmt.Sprintf("Verificarea AI: probabilitate de text generat de AI %.0f%%. %s", p, d.Justification)
 		feedback = &f
 	}
-	_, err := s.d.Owner.Exec(ctx, `update case_submissions set ai_probability = $2, ai_decision = $3, ai_justification = $4,
-		ai_checked_at = now(), feedback_text = coalesce($5, feedback_text) where id::text = $1`,
-		id, d.Probability, d.Decision, d.Justification, feedback)
-	return err
+	tag, err := s.d.Owner.Exec(ctx, `update case_submissions set ai_probability = $2, ai_decision = $3, ai_justification = $4,
+		ai_checked_at = now(), feedback_text = coalesce($5, feedback_text)
+		where id::text = $1 and ai_checked_at is null and submission_text = $6`,
+		id, d.Probability, d.Decision, d.Justification, feedback, checkedText)
+	return tag.RowsAffected() == 1, err
 }
 
 var (
@@ -386,18 +455,20 @@ var (
 	criterionRe = regexp.MustCompile(`(?m)^[\s*#-]*(1\.[1-6]|2\.1|2\.2\.[1-3])\.?(?:\s[^:\n]*)?:[\s*]*(\d{1,3})\s*/\s*(\d{1,3})`)
 )
 
-// recordGrade stores the score only when "PUNCTAJ TOTAL: N/100" parses.
-func (s *Server) recordGrade(ctx context.Context, id, text string) error {
+// recordGrade stores the score only when "PUNCTAJ TOTAL: N/100" parses, once, for the
+// text that was graded: it records nothing (false) when a grade is already recorded or
+// the text changed meanwhile. A reply without a total is no grade (true, nothing stored).
+func (s *Server) recordGrade(ctx context.Context, id, text, gradedText string) (bool, error) {
 	// The rubric asks for the total exactly once; a reply with none, or with several
 	// (say, one echoed from the student's text), records nothing.
 	all := totalRe.FindAllStringSubmatch(text, -1)
 	if len(all) != 1 {
-		return nil
+		return true, nil
 	}
 	m := all[0]
 	n, _ := strconv.Atoi(m[1])
 	if n > 100 {
-		return nil
+		return true, nil
 	}
 	breakdown := map[string]any{}
 	for _, c := range criterionRe.FindAllStringSubmatch(text, -1) {
@@ -411,9 +482,10 @@ func (s *Server) recordGrade(ctx context.Context, id, text string) error {
 		}
 	}
 	bj, _ := json.Marshal(map[string]any{"criteria": breakdown, "prompt_version": prompts.Version})
-	_, err := s.d.Owner.Exec(ctx, `update case_submissions set score = $2, score_value = $3, feedback_text = $4,
-		status = 'graded', feedback_at = now(), score_breakdown = $5 where id::text = $1`, id, fmt.Sprintf("%d/100", n), n, text, bj)
-	return err
+	tag, err := s.d.Owner.Exec(ctx, `update case_submissions set score = $2, score_value = $3, feedback_text = $4,
+		status = 'graded', feedback_at = now(), score_breakdown = $5
+		where id::text = $1 and status <> 'graded' and submission_text = $6`, id, fmt.Sprintf("%d/100", n), n, text, bj, gradedText)
+	return tag.RowsAffected() == 1, err
 }
 
 // reserve counts this request against the user's daily quota in one statement, and

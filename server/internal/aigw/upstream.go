@@ -69,8 +69,8 @@ func (u *upstream) post(ctx context.Context, body []byte, stream bool) (*http.Re
 	return last, nil
 }
 
-func drain(r io.ReadCloser) []byte {
+// drain reads a reply (up to 4 MB); an error means the connection broke mid-reply.
+func drain(r io.ReadCloser) ([]byte, error) {
 	defer r.Close()
-	b, _ := io.ReadAll(io.LimitReader(r, 4<<20))
-	return b
+	return io.ReadAll(io.LimitReader(r, 4<<20))
 }

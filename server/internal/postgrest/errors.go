@@ -45,6 +45,9 @@ func apiErr(status int, code, msg, details string) *Error {
 // Two kinds of raised errors are PostgREST's own: SQLSTATE 'PGRST' carries a JSON error body
 // in MESSAGE and the status and headers in DETAIL; 'PTnnn' answers with status nnn.
 func fromPG(err error, authenticated bool) error {
+	if connectionLost(err) {
+		return errUnavailable
+	}
 	var pg *pgconn.PgError
 	if !errors.As(err, &pg) {
 		return err

@@ -1,7 +1,9 @@
 // Package aitest is a scripted fake of the Anthropic Messages API, for tests and demos
 // (`casus fake-ai`). Replies are queued through Script (or POST /_script, cleared by
 // POST /_reset); with none queued it answers each use plausibly: a passing AI check, a parsable grade, a Socratic
-// question. Every request is recorded (GET /_requests).
+// question. Every request is recorded (GET /_requests). Latency (SetLatency, or
+// --delay/--stream-delay) makes unscripted replies take a model's time; a scripted Fault
+// breaks the transport (a reset connection, a hang, a stream cut short).
 package aitest
 
 import (
@@ -11,6 +13,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -23,7 +26,19 @@ type Reply struct {
 	Raw        string `json:"raw"`         // a raw body instead (malformed content)
 	RetryAfter string `json:"retry_after"` // header on errors
 	DelayMS    int    `json:"delay_ms"`    // between stream events, or before a JSON reply
+	Fault      string `json:"fault"`       // "reset", "hang" or "cut" (see the Fault constants)
 }
+
+// Transport faults a Reply can script.
+const (
+	// FaultReset closes the connection before any response: the client sees a reset.
+	FaultReset = "reset"
+	// FaultHang never answers: the request ends only when the client gives up.
+	FaultHang = "hang"
+	// FaultCut sends the status, headers and part of the body (for a stream, its first
+	// events), then closes the connection.
+	FaultCut = "cut"
+)
 
 // Fake is a running fake upstream.
 type Fake struct {
@@ -35,6 +50,47 @@ type Fake struct {
 	inflight sync.WaitGroup
 	// Cancelled counts requests whose client went away mid-reply.
 	Cancelled int
+	// Latency of unscripted replies: before a JSON reply, and between stream events.
+	jsonDelay, streamDelay time.Duration
+	// Every faultEvery-th unscripted request gets the next of faults instead.
+	faultEvery, served int
+	faults             []Reply
+	onReply            func(system string)
+	// Replies wait until holdFor more requests have arrived (holdOpen closes then).
+	holdFor  int
+	holdOpen chan struct{}
+}
+
+// HoldUntil makes replies wait until n more requests have arrived (or 5 s pass), so
+// that n calls are sure to be at the provider at the same time (races in tests).
+func (f *Fake) HoldUntil(n int) {
+	f.mu.Lock()
+	f.holdFor, f.holdOpen = n, make(chan struct{})
+	f.mu.Unlock()
+}
+
+// SetFaults makes every n-th unscripted request (n > 0; 0 turns it off) fail with the
+// next of faults in turn, each keeping the plausible text of its use (for FaultCut).
+func (f *Fake) SetFaults(n int, faults ...Reply) {
+	f.mu.Lock()
+	f.faultEvery, f.faults = n, faults
+	f.mu.Unlock()
+}
+
+// OnReply registers fn, called with the request's system prompt once a JSON reply has
+// been sent (the moment the server holds a reply it has not yet recorded).
+func (f *Fake) OnReply(fn func(system string)) {
+	f.mu.Lock()
+	f.onReply = fn
+	f.mu.Unlock()
+}
+
+// SetLatency makes unscripted replies take a model's time: reply before a JSON answer,
+// event between the events of a stream.
+func (f *Fake) SetLatency(reply, event time.Duration) {
+	f.mu.Lock()
+	f.jsonDelay, f.streamDelay = reply, event
+	f.mu.Unlock()
 }
 
 // Start listens on addr ("127.0.0.1:0" for any port).
@@ -127,17 +183,62 @@ func (f *Fake) messages(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewDecoder(r.Body).Decode(&req)
 	f.mu.Lock()
 	f.requests = append(f.requests, req)
+	hold := f.holdOpen
+	if f.holdFor > 0 {
+		if f.holdFor--; f.holdFor == 0 {
+			close(f.holdOpen)
+		}
+	}
 	var rep Reply
+	stream, _ := req["stream"].(bool)
 	if len(f.queue) > 0 {
 		rep, f.queue = f.queue[0], f.queue[1:]
 	} else {
 		sys, _ := req["system"].(string)
 		rep = defaultReply(sys)
+		rep.DelayMS = int(f.jsonDelay / time.Millisecond)
+		if stream {
+			rep.DelayMS = int(f.streamDelay / time.Millisecond)
+		}
+		f.served++
+		if f.faultEvery > 0 && len(f.faults) > 0 && f.served%f.faultEvery == 0 {
+			fault := f.faults[(f.served/f.faultEvery-1)%len(f.faults)]
+			if fault.Text == "" {
+				fault.Text = rep.Text
+			}
+			rep = fault
+		}
 	}
+	onReply := f.onReply
 	f.mu.Unlock()
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-time.After(5 * time.Second):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	switch rep.Fault {
+	case FaultReset:
+		reset(w)
+		return
+	case FaultHang:
+		<-r.Context().Done()
+		f.mu.Lock()
+		f.Cancelled++
+		f.mu.Unlock()
+		return
+	}
 	if rep.Status != 0 && rep.Status != 200 {
 		if rep.RetryAfter != "" {
 			w.Header().Set("retry-after", rep.RetryAfter)
+		}
+		if rep.Raw != "" { // what a proxy in front of the provider might answer
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(rep.Status)
+			_, _ = w.Write([]byte(rep.Raw))
+			return
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(rep.Status)
@@ -149,7 +250,7 @@ func (f *Fake) messages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	model, _ := req["model"].(string)
-	if stream, _ := req["stream"].(bool); stream {
+	if stream {
 		f.stream(w, r, model, rep)
 		return
 	}
@@ -168,11 +269,37 @@ func (f *Fake) messages(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(rep.Raw))
 		return
 	}
-	_ = json.NewEncoder(w).Encode(map[string]any{
+	body, _ := json.Marshal(map[string]any{
 		"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
 		"content": []map[string]string{{"type": "text", "text": rep.Text}}, "stop_reason": "end_turn", "stop_sequence": nil,
 		"usage": map[string]int{"input_tokens": 10, "output_tokens": len(strings.Fields(rep.Text))},
 	})
+	if rep.Fault == FaultCut {
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		_, _ = w.Write(body[:len(body)/2])
+		_ = http.NewResponseController(w).Flush()
+		reset(w)
+		return
+	}
+	_, _ = w.Write(body)
+	if onReply != nil {
+		_ = http.NewResponseController(w).Flush()
+		sys, _ := req["system"].(string)
+		onReply(sys)
+	}
+}
+
+// reset closes the request's connection at once, with a TCP reset (linger 0), without
+// letting net/http finish the response.
+func reset(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
 }
 
 func (f *Fake) stream(w http.ResponseWriter, r *http.Request, model string, rep Reply) {
@@ -202,7 +329,11 @@ func (f *Fake) stream(w http.ResponseWriter, r *http.Request, model string, rep 
 		return
 	}
 	send(map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]string{"type": "text", "text": ""}})
-	for _, word := range strings.SplitAfter(rep.Text, " ") {
+	for i, word := range strings.SplitAfter(rep.Text, " ") {
+		if rep.Fault == FaultCut && i == 2 {
+			reset(w)
+			return
+		}
 		if !send(map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]string{"type": "text_delta", "text": word}}) {
 			return
 		}
@@ -216,6 +347,8 @@ func (f *Fake) stream(w http.ResponseWriter, r *http.Request, model string, rep 
 func Main(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("fake-ai", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:8099", "listen address (loopback)")
+	delay := fs.Duration("delay", 0, "latency of an unscripted JSON reply (e.g. 2s, a model's grading time)")
+	streamDelay := fs.Duration("stream-delay", 0, "pause between the events of an unscripted stream (e.g. 30ms)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -223,6 +356,7 @@ func Main(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	f.SetLatency(*delay, *streamDelay)
 	fmt.Println("fake Messages API on", f.URL)
 	<-ctx.Done()
 	f.Close()

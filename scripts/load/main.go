@@ -1,0 +1,173 @@
+// Command load drives simulated students against a Casus server on this machine and
+// prints, against the targets of issue #21: throughput, p50/p99 per request kind, errors,
+// realtime progress pushes, and the server's memory over time.
+//
+//	go run ./scripts/load                               200 students for 3 minutes on a private stack
+//	go run ./scripts/load -students 20 -duration 20s    the short run
+//	go run ./scripts/load -url http://127.0.0.1:8080 -anon-key … [-service-key …] [-pid N]
+//
+// By default it starts its own stack like scripts/with-server.sh: a throwaway database on
+// the local PostgreSQL, the fake AI provider with a model's latency (casus fake-ai
+// --delay --stream-delay), and casus serve --seed on a free loopback port; all of it is
+// removed at the end. Every student stops by itself after -duration; the whole run is
+// bounded by -ramp + -duration + 3 minutes. The exit status is 1 when a target is missed.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"casus/scripts/load/sim"
+)
+
+func main() { os.Exit(run()) }
+
+// run returns the exit status, so that the deferred teardown of the stack always runs.
+func run() int {
+	students := flag.Int("students", 200, "simulated students")
+	duration := flag.Duration("duration", 3*time.Minute, "how long each student keeps acting")
+	ramp := flag.Duration("ramp", 0, "student starts spread over this (default: a sixth of -duration, at most 30s)")
+	think := flag.Duration("think", time.Second, "mean pause between a student's actions")
+	aiDelay := flag.Duration("ai-delay", 2*time.Second, "own stack: the fake provider's latency for the AI check and the grade")
+	aiStream := flag.Duration("ai-stream-delay", 30*time.Millisecond, "own stack: the fake provider's pause between streamed tutor events")
+	target := flag.Duration("p99", 200*time.Millisecond, "p99 target of every non-AI request")
+	base := flag.String("url", "", "a running server (loopback) instead of a private stack")
+	anon := flag.String("anon-key", os.Getenv("ANON_KEY"), "with -url: the anon key")
+	service := flag.String("service-key", os.Getenv("SERVICE_ROLE_KEY"), "with -url: the service-role key, to confirm sign-ups when the server does not autoconfirm")
+	pid := flag.Int("pid", 0, "with -url: the server's process id, to sample its memory")
+	flag.Parse()
+	if *ramp == 0 {
+		*ramp = min(*duration/6, 30*time.Second)
+	}
+	if *students < 1 || *students > 2000 || *duration <= 0 || *duration > 30*time.Minute {
+		return fail("-students must be 1..2000 and -duration at most 30m")
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, *ramp+*duration+3*time.Minute)
+	defer cancel()
+
+	cfg := sim.Config{URL: *base, AnonKey: *anon, ServiceKey: *service, Students: *students, Duration: *duration, Ramp: *ramp, Think: *think, Realtime: true}
+	serverPID := *pid
+	stackNote := "a running server at " + *base
+	if *base == "" {
+		st, err := startStack(ctx, *aiDelay, *aiStream)
+		if err != nil {
+			return fail(err.Error())
+		}
+		defer st.stop()
+		cfg.URL, cfg.AnonKey, cfg.ServiceKey, serverPID = st.url, st.anonKey, st.serviceKey, st.pid
+		stackNote = fmt.Sprintf("a private stack (fake AI: %s per check/grade, %s between stream events)", *aiDelay, *aiStream)
+	} else if *anon == "" {
+		return fail("-url needs -anon-key (or ANON_KEY)")
+	}
+	if err := sim.CheckLoopback(cfg.URL); err != nil {
+		return fail(err.Error())
+	}
+
+	fmt.Printf("load: %d students for %s each (starts spread over %s), think %s, against %s\n", *students, *duration, *ramp, *think, stackNote)
+	mem := sampleRSS(ctx, serverPID)
+	res, err := sim.Run(ctx, cfg)
+	if err != nil {
+		return fail(err.Error())
+	}
+	samples := mem.stop()
+	if !report(res, samples, *ramp, *target) {
+		return 1
+	}
+	return 0
+}
+
+func fail(msg string) int {
+	fmt.Fprintln(os.Stderr, "load:", msg)
+	return 2
+}
+
+// report prints the figures as checks against the targets; false when one is missed.
+func report(res *sim.Result, mem []rssSample, ramp, target time.Duration) bool {
+	ok := true
+	verdict := func(good bool) string {
+		if good {
+			return "ok"
+		}
+		ok = false
+		return "MISSED"
+	}
+	elapsed := res.End.Sub(res.Start).Seconds()
+	kinds := res.Kinds()
+	var n, nAI, errs int
+	for _, k := range kinds {
+		if k.AI {
+			nAI += k.Count
+		} else {
+			n += k.Count
+		}
+		errs += k.Errors
+	}
+	fmt.Printf("\nrequests: %d in %.1f s = %.0f req/s (+ %d AI calls = %.1f/s); %d submissions\n", n, elapsed, float64(n)/elapsed, nAI, float64(nAI)/elapsed, res.Submissions)
+	fmt.Printf("\n%-32s %7s %6s %10s %10s   %s\n", "request", "count", "errors", "p50", "p99", "check")
+	for _, k := range kinds {
+		check := fmt.Sprintf("p99 %s (target < %s): %s", ms(k.P99), ms(target), verdict(k.P99 < target))
+		if k.AI {
+			check = "AI: the provider's time, no target"
+		}
+		fmt.Printf("%-32s %7d %6d %10s %10s   %s\n", k.Name, k.Count, k.Errors, ms(k.P50), ms(k.P99), check)
+	}
+	fmt.Printf("\nerrors: %d of %d requests (target 0): %s\n", errs, n+nAI, verdict(errs == 0))
+	for _, k := range kinds {
+		for _, s := range k.Samples {
+			fmt.Printf("  %s: %s\n", k.Name, s)
+		}
+	}
+	fmt.Printf("realtime progress pushes: %d of %d received (target all): %s; delay after the write's answer p50 %s p99 %s; reconnects %d\n",
+		res.PushReceived, res.PushExpected, verdict(res.PushReceived == res.PushExpected), ms(sim.Percentile(res.PushDelays, 50)), ms(sim.Percentile(res.PushDelays, 99)), res.WSReconnects)
+	if len(mem) == 0 {
+		fmt.Println("server memory: not sampled (pass -pid with -url)")
+	} else {
+		memory(res, mem, ramp, verdict)
+	}
+	if ok {
+		fmt.Println("\nRESULT: every target met")
+	} else {
+		fmt.Println("\nRESULT: a target was missed (see MISSED above)")
+	}
+	return ok
+}
+
+// memory prints the server's RSS over the run and checks it is flat after warm-up.
+func memory(res *sim.Result, mem []rssSample, ramp time.Duration, verdict func(bool) string) {
+	// Warm-up is the first half of the time after the last student started: pools fill,
+	// caches load and the Go heap grows to its collection target (about twice the live
+	// heap) in it. Memory is flat when the end is within 10% of the warm-up's.
+	warmAt := res.Start.Add(ramp + (res.End.Sub(res.Start)-ramp)/2)
+	warm, end, peak := mem[0], mem[len(mem)-1], mem[0]
+	for _, s := range mem {
+		if !s.at.After(warmAt) {
+			warm = s
+		}
+		if s.rss > peak.rss {
+			peak = s
+		}
+	}
+	var line []string
+	step := max(1, len(mem)/10)
+	for i := 0; i < len(mem); i += step {
+		line = append(line, fmt.Sprintf("%.0fs %d MB", mem[i].at.Sub(res.Start).Seconds(), mem[i].rss>>20))
+	}
+	fmt.Printf("server memory (RSS): %s\n", strings.Join(line, ", "))
+	ratio := float64(end.rss) / float64(warm.rss)
+	if mins := end.at.Sub(warm.at).Minutes(); mins > 0 {
+		fmt.Printf("server memory after warm-up: %+.1f MB per minute\n", float64(end.rss-warm.rss)/(1<<20)/mins)
+	}
+	fmt.Printf("server memory: warm-up %d MB (at %.0f s) -> end %d MB, peak %d MB; end/warm-up %.2f (target <= 1.10, flat): %s\n",
+		warm.rss>>20, warm.at.Sub(res.Start).Seconds(), end.rss>>20, peak.rss>>20, ratio, verdict(ratio <= 1.10))
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
