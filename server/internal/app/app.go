@@ -102,9 +102,25 @@ func Handler(ctx context.Context, d deps.Deps) (http.Handler, func(), error) {
 		httpx.RequestID,
 		httpx.Recover(d.Log),
 		httpx.AccessLog(d.Log),
+		httpx.SecurityHeaders,
 		httpx.CORS,
 	)
 	return h, closeAll, nil
+}
+
+// NewHTTPServer is the server for the handler with the configured timeouts: a request's
+// headers and whole body must arrive in time and idle keep-alive connections are closed,
+// so slow or silent clients cannot hold connections (and their goroutines) open. There is
+// no write timeout: AI replies stream for minutes. WebSocket connections are hijacked and
+// keep their own deadlines.
+func NewHTTPServer(ctx context.Context, cfg *config.Config, h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadTimeout:       cfg.HTTPReadTimeout,
+		ReadHeaderTimeout: cfg.HTTPReadHeaderTimeout,
+		IdleTimeout:       cfg.HTTPIdleTimeout,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
 }
 
 // Run serves the app until ctx ends, then shuts down gracefully.
@@ -136,7 +152,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, opts Options
 			return err
 		}
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	srv := NewHTTPServer(ctx, cfg, h)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("casus is serving", "addr", ln.Addr().String(), "site_url", cfg.SiteURL)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -266,7 +267,7 @@ func TestMalformedBodiesEverywhere(t *testing.T) {
 }
 
 func TestDevOutbox(t *testing.T) {
-	e := start(t, func(c *config.Config) { c.SMTPHost = "" })
+	e := start(t, func(c *config.Config) { c.SMTPHost = ""; c.DevMailOutbox = true })
 	if r := e.do("POST", "/auth/v1/signup", map[string]any{"email": "dev@example.ro", "password": "secret1"}, ""); r.status != 200 {
 		t.Fatal(r.body)
 	}
@@ -287,6 +288,53 @@ func TestDevOutbox(t *testing.T) {
 	}
 	if e.sink.Count("dev@example.ro") != 0 {
 		t.Fatal("mail went to SMTP")
+	}
+}
+
+// The outbox holds sign-in links: it is served only when asked for, and only to the
+// machine itself (a forwarded-for header cannot make a remote peer local).
+func TestDevOutboxOnlyWhenEnabledAndLocal(t *testing.T) {
+	e := start(t, func(c *config.Config) { c.SMTPHost = "" })
+	if r := e.do("POST", "/auth/v1/signup", map[string]any{"email": "dev@example.ro", "password": "secret1"}, ""); r.status != 200 {
+		t.Fatal(r.body)
+	}
+	res, err := http.Get(e.srv.URL + "/_dev/mail?format=json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if strings.Contains(string(b), "dev@example.ro") || strings.Contains(string(b), "/auth/v1/verify") {
+		t.Fatalf("outbox served without DEV_MAIL_OUTBOX: %d %s", res.StatusCode, b)
+	}
+
+	d := e.srv.Deps
+	cfg := *d.Config
+	cfg.SMTPHost, cfg.DevMailOutbox, cfg.TrustedProxies = "", true, []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0")}
+	d.Config = &cfg
+	s, err := gotrue.New(t.Context(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	mux := http.NewServeMux()
+	s.Routes(mux)
+	for _, peer := range []string{"203.0.113.7:4711", "[2001:db8::1]:4711", "10.0.0.2:80"} {
+		req := httptest.NewRequest("GET", "/_dev/mail?format=json", nil)
+		req.RemoteAddr = peer
+		req.Header.Set("X-Forwarded-For", "127.0.0.1")
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, req)
+		if rec.Code == 200 {
+			t.Fatalf("outbox served to %s: %s", peer, rec.Body)
+		}
+	}
+	req := httptest.NewRequest("GET", "/_dev/mail?format=json", nil)
+	req.RemoteAddr = "127.0.0.1:4711"
+	rec := httptest.NewRecorder()
+	mux.ServeHTTP(rec, req)
+	if rec.Code != 200 {
+		t.Fatalf("outbox refused to loopback: %d", rec.Code)
 	}
 }
 

@@ -82,7 +82,7 @@ func (s *Server) Routes(mux *http.ServeMux) {
 	mux.Handle("GET /auth/v1/admin/users/{id}", h(s.admin(s.adminGet)))
 	mux.Handle("PUT /auth/v1/admin/users/{id}", h(s.admin(s.adminUpdate)))
 	mux.Handle("DELETE /auth/v1/admin/users/{id}", h(s.admin(s.adminDelete)))
-	if s.outbox != nil {
+	if s.outbox != nil && s.d.Config.DevMailOutbox {
 		mux.HandleFunc("GET /_dev/mail", s.devMail)
 	}
 }
@@ -267,7 +267,13 @@ func (s *Server) allowEmail(email string) bool {
 	return s.limits.allow("email|"+strings.ToLower(email), s.d.Config.RateLimitEmail, time.Hour)
 }
 
+// devMail shows the development outbox (its links sign in as anyone who signed up), only
+// to a browser on this machine: the socket peer must be loopback, whatever a proxy says.
 func (s *Server) devMail(w http.ResponseWriter, r *http.Request) {
+	if !httpx.IsLoopback(r) {
+		http.NotFound(w, r)
+		return
+	}
 	msgs := s.outbox.Messages()
 	if strings.Contains(r.Header.Get("Accept"), "application/json") || r.URL.Query().Get("format") == "json" {
 		httpx.WriteJSON(w, 200, msgs)
