@@ -30,7 +30,10 @@ type Server struct {
 	outbox *mail.Outbox // non-nil only in development without SMTP
 	limits *limiter
 	users  *userBatcher // GET /user lookups, several per statement under load
+	links  chan linkJob // links to store and mail after the answer (links.go)
 	stop   context.CancelFunc
+	// workers are the link mailers; Close waits for them.
+	workers sync.WaitGroup
 	// BcryptCost is GoTrue's default; lowered only by tests that hash a lot.
 	BcryptCost int
 }
@@ -51,12 +54,18 @@ func New(ctx context.Context, d deps.Deps) (*Server, error) {
 	}
 	ctx, s.stop = context.WithCancel(ctx)
 	s.users = newUserBatcher(ctx, s.q)
+	s.links = make(chan linkJob, linkQueue)
+	for range 2 {
+		s.workers.Add(1)
+		go s.linkWorker(ctx)
+	}
 	return s, nil
 }
 
-// Close stops the GET /user lookup workers.
+// Close stops the GET /user lookup workers and the link mailers.
 func (s *Server) Close() error {
 	s.stop()
+	s.workers.Wait()
 	return nil
 }
 
