@@ -56,7 +56,7 @@ func Prepare(ctx context.Context, cfg *config.Config, log *slog.Logger, migrate 
 		}
 		log.Info("database migrated", "version", v)
 	}
-	pools, err := db.OpenPools(ctx, url, cfg.JWTSecret, int32(cfg.DBOwnerPool), int32(cfg.DBPool))
+	pools, err := db.OpenPoolsAs(ctx, url, cfg.DBAuthenticator, cfg.JWTSecret, int32(cfg.DBOwnerPool), int32(cfg.DBPool))
 	if err != nil {
 		stopCluster()
 		return deps.Deps{}, func() {}, err

@@ -67,6 +67,9 @@ type Config struct {
 	HTTPIdleTimeout       time.Duration // HTTP_IDLE_TIMEOUT (s)
 	DBPool                int           // DB_POOL: connections of the data-API pool (PostgREST's db-pool)
 	DBOwnerPool           int           // DB_OWNER_POOL: connections of the owner pool (auth, AI gateway, realtime feed)
+	// DBAuthenticator (DB_AUTHENTICATOR) is the API pool's login role; empty means
+	// "<database>_authenticator", one per deployment (roles are cluster-wide).
+	DBAuthenticator string
 
 	// AI gateway.
 	AIProvider      string // AI_PROVIDER: anthropic | openai | "" (auto: anthropic when a key is set)
@@ -131,7 +134,8 @@ func Load() (*Config, error) {
 		OpenAIBase:      strings.TrimRight(os.Getenv("OPENAI_BASE_URL"), "/"),
 		AIModel:         env("AI_MODEL", "claude-sonnet-4-5"),
 
-		FrontendDir: env("FRONTEND_DIR", "frontend/dist"),
+		FrontendDir:     env("FRONTEND_DIR", "frontend/dist"),
+		DBAuthenticator: os.Getenv("DB_AUTHENTICATOR"),
 	}
 	_, c.DatabaseURLSet = os.LookupEnv("DATABASE_URL")
 	var errs []error
