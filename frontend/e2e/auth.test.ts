@@ -172,13 +172,13 @@ test('the app runs under its Content-Security-Policy', async () => {
     expect(res.headers()['content-security-policy']).not.toContain("'unsafe-inline' 'unsafe-eval'");
     // The dashboard opens a realtime channel (colleagues on the case) and lists cases.
     await page.getByRole('button', { name: 'Drept Civil', exact: true }).waitFor();
-    const realtime = await page.evaluate(async () => {
-      const ws = new WebSocket(location.origin.replace(/^http/, 'ws') + '/realtime/v1/websocket?vsn=1.0.0');
+    const realtime = await page.evaluate(async (key) => {
+      const ws = new WebSocket(location.origin.replace(/^http/, 'ws') + '/realtime/v1/websocket?vsn=1.0.0&apikey=' + key);
       return await new Promise<string>((resolve) => {
         ws.onopen = () => resolve('open');
         ws.onerror = () => resolve('error');
       });
-    });
+    }, process.env.ANON_KEY!);
     expect(realtime).toBe('open');
     expect(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
   });
