@@ -108,6 +108,7 @@ func TestIdentityCacheIsBoundedByBytes(t *testing.T) {
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
+	t.Logf("800 tokens of ~70 kB: heap +%d MB, cache %d bytes", (int64(after.HeapAlloc)-int64(before.HeapAlloc))>>20, c.Bytes())
 	if c.Bytes() > maxCacheBytes {
 		t.Fatalf("cache holds %d bytes, bound %d", c.Bytes(), maxCacheBytes)
 	}
