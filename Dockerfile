@@ -20,7 +20,8 @@ COPY --from=server /casus /usr/local/bin/casus
 COPY --from=web /src/frontend/dist /srv/casus/web
 USER casus
 WORKDIR /var/lib/casus
-ENV FRONTEND_DIR=/srv/casus/web CASUS_STATE_DIR=/var/lib/casus CASUS_ADDR=:8080
+# Production unless told otherwise: a real JWT_SECRET and SMTP are required, no dev outbox.
+ENV CASUS_ENV=production FRONTEND_DIR=/srv/casus/web CASUS_STATE_DIR=/var/lib/casus CASUS_ADDR=:8080
 EXPOSE 8080
 ENTRYPOINT ["casus"]
 CMD ["serve", "--seed"]

@@ -14,7 +14,7 @@ help: ## list the targets
 
 run: build ## build, bring up PostgreSQL, migrate, seed and serve on http://localhost:8080
 	@./scripts/ensure-postgres.sh
-	./$(BIN) serve --seed
+	DEV_MAIL_OUTBOX=$${DEV_MAIL_OUTBOX:-true} ./$(BIN) serve --seed
 
 build: build/frontend build/server ## build the web app and the server binary
 

@@ -45,6 +45,8 @@ cleanup() {
   wait 2>/dev/null || true
   if [ -n "$db_created" ]; then
     psql "$admin" -qc "drop database if exists $db with (force)" >/dev/null 2>&1 || true
+    # The server's login role for this database (db.LoginRole) is cluster-wide.
+    psql "$admin" -qc "drop role if exists ${db}_authenticator" >/dev/null 2>&1 || true
   fi
   rm -rf "$state"
   exit "$status"

@@ -153,3 +153,34 @@ test('admin promotes a user to Moderator; a student sees Access Denied', async (
   });
   await ctx2.close();
 });
+
+// Every response carries the server's Content-Security-Policy (no inline scripts, own
+// origin only): the app must run under it, realtime WebSocket included.
+test('the app runs under its Content-Security-Policy', async () => {
+  const s = await makeStudent();
+  const ctx = await browser.newContext();
+  await ctx.addInitScript(() => {
+    (window as unknown as { cspViolations: string[] }).cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => {
+      (window as unknown as { cspViolations: string[] }).cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`);
+    });
+  });
+  const page = await login(ctx, s.email, s.password);
+  await step(page, 'csp', async () => {
+    const res = await page.request.get(base + '/dashboard');
+    expect(res.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(res.headers()['content-security-policy']).not.toContain("'unsafe-inline' 'unsafe-eval'");
+    // The dashboard opens a realtime channel (colleagues on the case) and lists cases.
+    await page.getByRole('button', { name: 'Drept Civil', exact: true }).waitFor();
+    const realtime = await page.evaluate(async (key) => {
+      const ws = new WebSocket(location.origin.replace(/^http/, 'ws') + '/realtime/v1/websocket?vsn=1.0.0&apikey=' + key);
+      return await new Promise<string>((resolve) => {
+        ws.onopen = () => resolve('open');
+        ws.onerror = () => resolve('error');
+      });
+    }, process.env.ANON_KEY!);
+    expect(realtime).toBe('open');
+    expect(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
+  });
+  await ctx.close();
+});

@@ -20,21 +20,47 @@ values (sqlc.arg(provider_id), sqlc.arg(user_id), sqlc.arg(identity_data), 'emai
 -- name: IdentitiesByUser :many
 select * from auth.identities where user_id = $1 order by created_at;
 
--- name: UserConfirmEmail :one
-update auth.users set email_confirmed_at = coalesce(email_confirmed_at, now()), confirmation_token = '', updated_at = now()
-where id = $1 returning *;
+-- name: UserConfirmLink :one
+-- A redeemed link confirms the address. When it was unconfirmed until now, the sessions
+-- end and the password stays only if keep_password (a sign-up link, whose request set
+-- it): a password chosen by whoever first typed the address proves nothing.
+with b as (
+  select id, email_confirmed_at is null as unconfirmed from auth.users where auth.users.id = sqlc.arg(user_id)::uuid and deleted_at is null for update
+), s as (
+  delete from auth.sessions where user_id in (select b.id from b where b.unconfirmed)
+)
+update auth.users u set email_confirmed_at = coalesce(u.email_confirmed_at, now()), confirmation_token = '',
+  encrypted_password = case when b.unconfirmed and not sqlc.arg(keep_password)::bool then null else u.encrypted_password end,
+  updated_at = now()
+from b where u.id = b.id
+returning u.*;
 
--- name: UserSetConfirmationSent :exec
-update auth.users set confirmation_sent_at = now(), confirmation_token = sqlc.arg(token_hash), updated_at = now() where id = sqlc.arg(id);
+-- name: UserChangePassword :exec
+-- A new password, as GoTrue sets it: every pending link (one-time tokens and their PKCE
+-- flows) is void, and every session but keep_session (none for an admin) ends.
+with u as (
+  update auth.users set encrypted_password = sqlc.arg(encrypted_password), confirmation_token = '',
+    confirmation_sent_at = null, recovery_token = '', recovery_sent_at = null, updated_at = now()
+  where auth.users.id = sqlc.arg(user_id)::uuid
+  returning auth.users.id
+), t as (
+  delete from auth.one_time_tokens where user_id in (select u.id from u)
+), f as (
+  delete from auth.flow_state where user_id in (select u.id from u)
+), s as (
+  delete from auth.sessions where user_id in (select u.id from u) and auth.sessions.id is distinct from sqlc.narg(keep_session)::uuid
+)
+select count(*) from u;
 
--- name: UserSetRecoverySent :exec
-update auth.users set recovery_sent_at = now(), recovery_token = sqlc.arg(token_hash), updated_at = now() where id = sqlc.arg(id);
+-- name: UserUpdateMetadata :execrows
+-- Merges the keys into user_metadata unless the result would exceed max_bytes.
+update auth.users set raw_user_meta_data = raw_user_meta_data || sqlc.arg(user_meta)::jsonb, updated_at = now()
+where id = sqlc.arg(id) and octet_length((raw_user_meta_data || sqlc.arg(user_meta)::jsonb)::text) <= sqlc.arg(max_bytes)::int;
 
--- name: UserUpdatePassword :exec
-update auth.users set encrypted_password = sqlc.arg(encrypted_password), updated_at = now() where id = sqlc.arg(id);
-
--- name: UserUpdateMetadata :exec
-update auth.users set raw_user_meta_data = raw_user_meta_data || sqlc.arg(user_meta)::jsonb, updated_at = now() where id = sqlc.arg(id);
+-- name: UserDeleteUnconfirmed :exec
+-- A sign-up replaces an unconfirmed account of the same address: nobody has proven they
+-- own it, so nothing of it (password, metadata, profile, flows) may outlive the new sign-up.
+delete from auth.users where lower(email) = lower(sqlc.arg(email)) and is_sso_user = false and email_confirmed_at is null;
 
 -- name: UserAdminUpdate :exec
 update auth.users set
@@ -55,14 +81,41 @@ select * from auth.users where deleted_at is null order by created_at desc limit
 -- name: UsersCount :one
 select count(*) from auth.users where deleted_at is null;
 
--- name: OneTimeTokenUpsert :exec
-insert into auth.one_time_tokens (user_id, token_type, token_hash, relates_to, created_at, updated_at)
-values (sqlc.arg(user_id), sqlc.arg(token_type), sqlc.arg(token_hash), sqlc.arg(relates_to), now(), now())
-on conflict (user_id, token_type) do update set token_hash = excluded.token_hash, relates_to = excluded.relates_to, created_at = now(), updated_at = now();
-
 -- name: OneTimeTokenTake :one
-delete from auth.one_time_tokens where token_hash = sqlc.arg(token_hash) and token_type = any(sqlc.arg(token_types)::text[])
-returning user_id, token_type, created_at;
+delete from auth.one_time_tokens where token_hash = any(sqlc.arg(token_hashes)::text[]) and token_type = any(sqlc.arg(token_types)::text[])
+returning user_id, token_type, token_hash, created_at;
+
+-- name: LinkIssue :one
+-- A mailed link in one statement, the same whether or not the address has an account:
+-- the user (unconfirmed only, when asked), its one-time token of the type (replacing
+-- the previous one), the token on the user row, and this request's PKCE flow, which
+-- replaces every older flow of the methods that token type serves. Token and flow share
+-- now(): /verify issues a code only for the flow created with its token.
+with u as (
+  select id, email from auth.users
+  where lower(email) = lower(sqlc.arg(email)) and is_sso_user = false and deleted_at is null
+    and (email_confirmed_at is null or not sqlc.arg(unconfirmed_only)::bool)
+), t as (
+  insert into auth.one_time_tokens (user_id, token_type, token_hash, relates_to, created_at, updated_at)
+  select id, sqlc.arg(token_type)::text, sqlc.arg(token_hash)::text, email, now(), now() from u
+  on conflict (user_id, token_type) do update set token_hash = excluded.token_hash,
+    relates_to = excluded.relates_to, created_at = excluded.created_at, updated_at = excluded.updated_at
+), r as (
+  update auth.users x set
+    confirmation_token = case when sqlc.arg(token_type)::text = 'confirmation_token' then sqlc.arg(token_hash)::text else x.confirmation_token end,
+    confirmation_sent_at = case when sqlc.arg(token_type)::text = 'confirmation_token' then now() else x.confirmation_sent_at end,
+    recovery_token = case when sqlc.arg(token_type)::text = 'recovery_token' then sqlc.arg(token_hash)::text else x.recovery_token end,
+    recovery_sent_at = case when sqlc.arg(token_type)::text = 'recovery_token' then now() else x.recovery_sent_at end,
+    updated_at = now()
+  from u where x.id = u.id
+), f as (
+  delete from auth.flow_state fs using u where fs.user_id = u.id and fs.authentication_method = any(sqlc.arg(flow_methods)::text[])
+), n as (
+  insert into auth.flow_state (id, user_id, auth_code, code_challenge_method, code_challenge, provider_type, authentication_method, created_at, updated_at)
+  select gen_random_uuid(), u.id, sqlc.arg(auth_code)::text, sqlc.arg(challenge_method)::text, sqlc.arg(challenge)::text, 'email', sqlc.arg(auth_method)::text, now(), now()
+  from u where sqlc.arg(challenge)::text <> ''
+)
+select id, email from u;
 
 -- name: SessionUser :one
 select u.* from auth.users u join auth.sessions s on s.user_id = u.id
@@ -91,12 +144,10 @@ update auth.refresh_tokens set revoked = true, updated_at = now() where id = $1;
 -- The session's current (newest unrevoked) refresh token.
 select * from auth.refresh_tokens where session_id = $1 and not revoked order by id desc limit 1;
 
--- name: FlowStateCreate :exec
-insert into auth.flow_state (id, user_id, auth_code, code_challenge_method, code_challenge, provider_type, authentication_method, created_at, updated_at)
-values (gen_random_uuid(), sqlc.arg(user_id), sqlc.arg(auth_code), sqlc.arg(method), sqlc.arg(challenge), 'email', sqlc.arg(auth_method), now(), now());
-
 -- name: FlowStateByUser :one
-select * from auth.flow_state where user_id = $1 and authentication_method = sqlc.arg(auth_method) order by created_at desc limit 1;
+-- The flow created by the same request as the redeemed token (same created_at).
+select * from auth.flow_state where user_id = $1 and authentication_method = sqlc.arg(auth_method) and created_at = sqlc.arg(created_at)
+order by created_at desc limit 1;
 
 -- name: FlowStateIssue :exec
 update auth.flow_state set auth_code_issued_at = now(), updated_at = now() where id = $1;

@@ -124,11 +124,16 @@ describe('auth with supabase-js', () => {
 
   test('a second sign-up with a taken address reveals nothing', async () => {
     const email = address('taken');
-    await admin.auth.admin.createUser({ email, password: 'parola1', email_confirm: true });
+    const created = await admin.auth.admin.createUser({ email, password: 'parola1', email_confirm: true });
     const { data, error } = await client().auth.signUp({ email, password: 'alta-parola' });
     expect(error).toBeNull();
     expect(data.session).toBeNull();
-    expect(data.user?.identities).toEqual([]);
+    // Shaped like a new sign-up (one e-mail identity, unconfirmed), with invented ids.
+    expect(data.user?.id).not.toBe(created.data.user?.id);
+    expect(data.user?.email_confirmed_at).toBeNull();
+    expect(data.user?.identities?.map((i) => [i.provider, i.user_id])).toEqual([['email', data.user?.id]]);
+    const fresh = await client().auth.signUp({ email: address('new'), password: 'alta-parola' });
+    expect(Object.keys(data.user!)).toEqual(Object.keys(fresh.data.user!));
   });
 
   test('reset password by mail: the link emits PASSWORD_RECOVERY, then a new password', async () => {

@@ -78,10 +78,10 @@ func main() {
 	_ = owner.QueryRow(ctx, "select id from public.cases where case_code = 'CIV9B5000'").Scan(&caseID)
 	fmt.Printf("rest benchmark: 10,000 cases + 30,000 articles + 40,000 steps + 20,000 hints loaded in %s; clients %v, %d alternating rounds of %s per side, pool %d\n\n", time.Since(t0).Round(time.Millisecond), clients, *rounds, *duration, *pool)
 
-	// The raw baseline connects as authenticator, like the server's API pool.
+	// The raw baseline connects as the database's login role, like the server's API pool.
 	cfg, _ := pgxpool.ParseConfig(dbURL)
-	cfg.ConnConfig.User = "authenticator"
-	cfg.ConnConfig.Password = benchutil.AuthenticatorPassword()
+	cfg.ConnConfig.User = benchutil.LoginRole(cfg.ConnConfig.Database)
+	cfg.ConnConfig.Password = benchutil.AuthenticatorPassword(cfg.ConnConfig.User)
 	cfg.MaxConns = int32(*pool)
 	cfg.AfterConnect = benchutil.KeepBackendHeap
 	api, err := pgxpool.NewWithConfig(ctx, cfg)

@@ -56,7 +56,7 @@ func Prepare(ctx context.Context, cfg *config.Config, log *slog.Logger, migrate 
 		}
 		log.Info("database migrated", "platform", v.Platform, "app", v.App)
 	}
-	pools, err := db.OpenPools(ctx, url, cfg.JWTSecret, int32(cfg.DBOwnerPool), int32(cfg.DBPool))
+	pools, err := db.OpenPoolsAs(ctx, url, cfg.DBAuthenticator, cfg.JWTSecret, int32(cfg.DBOwnerPool), int32(cfg.DBPool))
 	if err != nil {
 		stopCluster()
 		return deps.Deps{}, func() {}, err
@@ -107,9 +107,25 @@ func Handler(ctx context.Context, d deps.Deps) (http.Handler, func(), error) {
 		httpx.RequestID,
 		httpx.Recover(d.Log),
 		httpx.AccessLog(d.Log),
+		httpx.SecurityHeaders,
 		httpx.CORS,
 	)
 	return h, closeAll, nil
+}
+
+// NewHTTPServer is the server for the handler with the configured timeouts: a request's
+// headers and whole body must arrive in time and idle keep-alive connections are closed,
+// so slow or silent clients cannot hold connections (and their goroutines) open. There is
+// no write timeout: AI replies stream for minutes. WebSocket connections are hijacked and
+// keep their own deadlines.
+func NewHTTPServer(ctx context.Context, cfg *config.Config, h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadTimeout:       cfg.HTTPReadTimeout,
+		ReadHeaderTimeout: cfg.HTTPReadHeaderTimeout,
+		IdleTimeout:       cfg.HTTPIdleTimeout,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
 }
 
 // Run serves the app until ctx ends, then shuts down gracefully.
@@ -141,7 +157,7 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, opts Options
 			return err
 		}
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	srv := NewHTTPServer(ctx, cfg, h)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("casus is serving", "addr", ln.Addr().String(), "site_url", cfg.SiteURL)

@@ -49,6 +49,9 @@ type Config struct {
 	SMTPHost, SMTPUser, SMTPPass, SMTPSender string
 	SMTPPort                                 int
 	MailerAutoconfirm                        bool
+	// DevMailOutbox (DEV_MAIL_OUTBOX) serves the development outbox at /_dev/mail, to
+	// loopback clients only; never in production.
+	DevMailOutbox bool
 
 	// Rate limits, per hour unless said otherwise (GoTrue's GOTRUE_RATE_LIMIT_* in spirit).
 	RateLimitSignIn  int // RATE_LIMIT_SIGNIN per 5 minutes per IP
@@ -64,8 +67,18 @@ type Config struct {
 	DBMaxRows        int           // DB_MAX_ROWS (0 = unlimited)
 	StatementTimeout time.Duration // DB_STATEMENT_TIMEOUT (ms)
 	MaxBodyBytes     int64         // MAX_BODY_BYTES
-	DBPool           int           // DB_POOL: connections of the data-API pool (PostgREST's db-pool)
-	DBOwnerPool      int           // DB_OWNER_POOL: connections of the owner pool (auth, AI gateway, realtime feed)
+	// HTTP server timeouts: the whole request (headers and body) must arrive within
+	// HTTPReadTimeout, its headers within HTTPReadHeaderTimeout, and a keep-alive
+	// connection is closed after HTTPIdleTimeout without a request. Responses (AI streams)
+	// have no write timeout.
+	HTTPReadTimeout       time.Duration // HTTP_READ_TIMEOUT (s)
+	HTTPReadHeaderTimeout time.Duration // HTTP_READ_HEADER_TIMEOUT (s)
+	HTTPIdleTimeout       time.Duration // HTTP_IDLE_TIMEOUT (s)
+	DBPool                int           // DB_POOL: connections of the data-API pool (PostgREST's db-pool)
+	DBOwnerPool           int           // DB_OWNER_POOL: connections of the owner pool (auth, AI gateway, realtime feed)
+	// DBAuthenticator (DB_AUTHENTICATOR) is the API pool's login role; empty means
+	// "<database>_authenticator", one per deployment (roles are cluster-wide).
+	DBAuthenticator string
 
 	// AI gateway.
 	AIProvider      string // AI_PROVIDER: anthropic | openai | "" (auto: anthropic when a key is set)
@@ -140,7 +153,8 @@ func Load() (*Config, error) {
 		OpenAIBase:      strings.TrimRight(os.Getenv("OPENAI_BASE_URL"), "/"),
 		AIModel:         env("AI_MODEL", DefaultAIModel),
 
-		FrontendDir: env("FRONTEND_DIR", "frontend/dist"),
+		FrontendDir:     env("FRONTEND_DIR", "frontend/dist"),
+		DBAuthenticator: os.Getenv("DB_AUTHENTICATOR"),
 	}
 	_, c.DatabaseURLSet = os.LookupEnv("DATABASE_URL")
 	var errs []error
@@ -161,6 +175,9 @@ func Load() (*Config, error) {
 	c.DBMaxRows = num("DB_MAX_ROWS", 1000)
 	c.StatementTimeout = time.Duration(num("DB_STATEMENT_TIMEOUT", 8000)) * time.Millisecond
 	c.MaxBodyBytes = int64(num("MAX_BODY_BYTES", 1<<20))
+	c.HTTPReadTimeout = time.Duration(num("HTTP_READ_TIMEOUT", 30)) * time.Second
+	c.HTTPReadHeaderTimeout = time.Duration(num("HTTP_READ_HEADER_TIMEOUT", 10)) * time.Second
+	c.HTTPIdleTimeout = time.Duration(num("HTTP_IDLE_TIMEOUT", 30)) * time.Second
 	// Data-API statements are short and CPU-bound, so more connections than the machine
 	// can run at once only queue inside PostgreSQL, where the scheduler serves them
 	// unfairly: the PostgreSQL wiki's ((cores × 2) + 1). With 32 clients on 2 cores,
@@ -175,6 +192,7 @@ func Load() (*Config, error) {
 	c.RealtimeMaxEventsPerSec = num("REALTIME_MAX_EVENTS_PER_SECOND", 100)
 	c.RealtimeMaxPayloadKB = num("REALTIME_MAX_PAYLOAD_SIZE_KB", 256)
 	c.MailerAutoconfirm = envBool("MAILER_AUTOCONFIRM", false)
+	c.DevMailOutbox = envBool("DEV_MAIL_OUTBOX", false)
 	c.RateLimitEnabled = envBool("RATE_LIMIT_ENABLED", true)
 	c.DBSchemas = splitList(env("DB_SCHEMAS", "public"))
 	c.AdditionalRedirectURLs = splitList(os.Getenv("ADDITIONAL_REDIRECT_URLS"))
@@ -211,6 +229,14 @@ func (c *Config) Validate() error {
 	if len(c.JWTSecret) < 32 {
 		return errors.New("JWT_SECRET must be at least 32 bytes")
 	}
+	if c.Production() {
+		if PlaceholderSecret(string(c.JWTSecret)) {
+			return errors.New("JWT_SECRET is a published placeholder (from .env.example or a tutorial); set a random secret, e.g. `openssl rand -hex 32`")
+		}
+		if c.DevMailOutbox {
+			return errors.New("DEV_MAIL_OUTBOX cannot be on when CASUS_ENV=production")
+		}
+	}
 	if _, err := url.Parse(c.SiteURL); err != nil {
 		return fmt.Errorf("SITE_URL: %w", err)
 	}
@@ -223,6 +249,34 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("AI_PROVIDER must be anthropic or openai, not %q", c.AIProvider)
 	}
 	return nil
+}
+
+// placeholderSecrets are JWT secrets published in this repository and in Supabase's
+// self-hosting guides: anyone can sign tokens with them.
+var placeholderSecrets = []string{
+	"change-me-to-a-random-string-of-at-least-32-bytes",            // .env.example
+	"super-secret-jwt-token-with-at-least-32-characters-long",      // Supabase's docker/.env.example
+	"your-super-secret-jwt-token-with-at-least-32-characters-long", // Supabase's self-hosting guide
+	"test-secret-that-is-at-least-32-bytes-long!!",                 // Casus's test servers
+	"0123456789abcdef0123456789abcdef",                             // Casus's package tests
+}
+
+// PlaceholderSecret reports whether a secret is a known placeholder or obviously not
+// random: a published value, a "change me" / "secret" template, or a single repeated
+// character.
+func PlaceholderSecret(s string) bool {
+	t := strings.ToLower(strings.TrimSpace(s))
+	for _, p := range placeholderSecrets {
+		if t == strings.ToLower(p) {
+			return true
+		}
+	}
+	for _, w := range []string{"change-me", "changeme", "change_me", "replace-me", "your-secret", "your-super-secret", "placeholder", "example"} {
+		if strings.Contains(t, w) {
+			return true
+		}
+	}
+	return t == "" || strings.Count(t, t[:1]) == len(t)
 }
 
 // loadSecret takes JWT_SECRET from the environment; in development it falls back to a

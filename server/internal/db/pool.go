@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"strings"
 	"time"
 
@@ -19,9 +20,21 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// AuthenticatorRole is the login role the API pool uses. It owns nothing and can only
-// switch into anon, authenticated and service_role (see 001_roles.sql).
-const AuthenticatorRole = "authenticator"
+// LoginRole is the API pool's login role for a database: "<database>_authenticator"
+// (or a hash of the name when that is not a plain identifier). Roles are cluster-wide,
+// so each deployment (database) needs its own: a shared role's password would be set by
+// whichever instance started last, and any of their operators could log into every
+// database that role may connect to. The role owns nothing and can only switch into
+// anon, authenticated and service_role.
+func LoginRole(database string) string {
+	if plainIdent.MatchString(database) && len(database)+len("_authenticator") <= 63 {
+		return database + "_authenticator"
+	}
+	sum := sha256.Sum256([]byte(database))
+	return "casus_authenticator_" + hex.EncodeToString(sum[:8])
+}
+
+var plainIdent = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 
 // Pools are the two connection pools the server uses.
 type Pools struct {
@@ -42,20 +55,34 @@ func (p *Pools) Close() {
 	}
 }
 
-// AuthenticatorPassword derives the authenticator role's password from the JWT secret,
-// so deployments need no extra secret and the value never appears in configuration.
-func AuthenticatorPassword(secret []byte) string {
+// AuthenticatorPassword derives a login role's password from the JWT secret and the
+// role's name, so deployments need no extra secret and the value never appears in
+// configuration.
+func AuthenticatorPassword(secret []byte, role string) string {
 	m := hmac.New(sha256.New, secret)
-	m.Write([]byte("casus authenticator role"))
+	m.Write([]byte("casus authenticator role " + role))
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// OpenPools prepares the authenticator login and opens both pools for a migrated database.
-// maxConns sizes the owner pool and, unless apiConns is positive, the API pool too.
+// OpenPools prepares the database's login role (LoginRole) and opens both pools for a
+// migrated database. maxConns sizes the owner pool and, unless apiConns is positive, the
+// API pool too.
 func OpenPools(ctx context.Context, databaseURL string, secret []byte, maxConns int32, apiConns ...int32) (*Pools, error) {
+	return OpenPoolsAs(ctx, databaseURL, "", secret, maxConns, apiConns...)
+}
+
+// OpenPoolsAs is OpenPools with the login role named (DB_AUTHENTICATOR); "" is
+// LoginRole of the database.
+func OpenPoolsAs(ctx context.Context, databaseURL, role string, secret []byte, maxConns int32, apiConns ...int32) (*Pools, error) {
 	ownerCfg, err := pgxpool.ParseConfig(databaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	if role == "" {
+		role = LoginRole(ownerCfg.ConnConfig.Database)
+	}
+	if !plainIdent.MatchString(role) || len(role) > 63 {
+		return nil, fmt.Errorf("DB_AUTHENTICATOR %q must be a lower-case identifier of at most 63 bytes", role)
 	}
 	// pgx defaults to max(4, CPUs), which starves concurrent requests on small machines
 	// (a bcrypt-bound sign-in holds its connection); PostgREST's default pool is 10.
@@ -68,14 +95,13 @@ func OpenPools(ctx context.Context, databaseURL string, secret []byte, maxConns 
 	if err != nil {
 		return nil, err
 	}
-	pw := AuthenticatorPassword(secret)
-	// Identifiers cannot be bound; the role name is a constant and the password is hex.
-	if err := alterRoleRetrying(ctx, owner, fmt.Sprintf("alter role %s with login password '%s'", AuthenticatorRole, pw)); err != nil {
+	pw := AuthenticatorPassword(secret, role)
+	if err := prepareLoginRole(ctx, owner, role, pw, ownerCfg.ConnConfig.Database); err != nil {
 		owner.Close()
-		return nil, fmt.Errorf("prepare authenticator role: %w", err)
+		return nil, fmt.Errorf("prepare login role %s: %w", role, err)
 	}
 	apiCfg := ownerCfg.Copy()
-	apiCfg.ConnConfig.User = AuthenticatorRole
+	apiCfg.ConnConfig.User = role
 	apiCfg.ConnConfig.Password = pw
 	if len(apiConns) > 0 && apiConns[0] > 0 {
 		apiCfg.MaxConns = apiConns[0]
@@ -91,6 +117,31 @@ func OpenPools(ctx context.Context, databaseURL string, secret []byte, maxConns 
 		return nil, fmt.Errorf("connect as authenticator: %w", err)
 	}
 	return &Pools{Owner: owner, API: api}, nil
+}
+
+// prepareLoginRole creates or updates the login role and makes the database reachable
+// by it and by no other role that only PUBLIC lets in (other deployments' login roles are
+// members of the same cluster-wide anon/authenticated/service_role). Identifiers cannot
+// be bound: the role name is checked to be a plain identifier, the password is hex.
+func prepareLoginRole(ctx context.Context, owner *pgxpool.Pool, role, password, database string) error {
+	r, d := pgx.Identifier{role}.Sanitize(), pgx.Identifier{database}.Sanitize()
+	create := fmt.Sprintf(`do $$ begin
+  if not exists (select 1 from pg_roles where rolname = '%s') then create role %s; end if;
+exception when duplicate_object or unique_violation then null; end $$`, role, r)
+	for _, stmt := range []string{
+		create,
+		fmt.Sprintf("alter role %s with login noinherit nosuperuser nocreatedb nocreaterole nobypassrls password '%s'", r, password),
+		fmt.Sprintf("grant anon, authenticated, service_role to %s", r),
+		// Pipelined requests parse before the role switch runs (see 001_roles.sql).
+		fmt.Sprintf("grant usage on schema public to %s", r),
+		fmt.Sprintf("revoke connect on database %s from public", d),
+		fmt.Sprintf("grant connect on database %s to %s", d, r),
+	} {
+		if err := alterRoleRetrying(ctx, owner, stmt); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // EnsureDatabase creates the database named in databaseURL when it does not exist,

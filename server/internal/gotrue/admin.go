@@ -30,6 +30,17 @@ type adminUser struct {
 	BanDuration  string          `json:"ban_duration"`
 }
 
+// checkMetadata bounds the metadata an admin sets, as sign-up and PUT /user do.
+func (p adminUser) checkMetadata() error {
+	if len(p.UserMetadata) > maxMetadataBytes {
+		return errMetadataTooLarge("user_metadata")
+	}
+	if len(p.AppMetadata) > maxMetadataBytes {
+		return errMetadataTooLarge("app_metadata")
+	}
+	return nil
+}
+
 func (s *Server) adminList(w http.ResponseWriter, r *http.Request) error {
 	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 	perPage, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
@@ -73,6 +84,9 @@ func (s *Server) adminCreate(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		params.EncryptedPassword = hash
+	}
+	if err := p.checkMetadata(); err != nil {
+		return err
 	}
 	if len(p.UserMetadata) > 0 && string(p.UserMetadata) != "null" {
 		params.UserMeta = p.UserMetadata
@@ -130,6 +144,9 @@ func (s *Server) adminUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &p); err != nil {
 		return err
 	}
+	if err := p.checkMetadata(); err != nil {
+		return err
+	}
 	params := dbsqlc.UserAdminUpdateParams{ID: u.ID, Confirm: p.EmailConfirm, BannedUntil: u.BannedUntil}
 	if len(p.UserMetadata) > 0 && string(p.UserMetadata) != "null" {
 		params.UserMeta = p.UserMetadata
@@ -137,12 +154,11 @@ func (s *Server) adminUpdate(w http.ResponseWriter, r *http.Request) error {
 	if len(p.AppMetadata) > 0 && string(p.AppMetadata) != "null" {
 		params.AppMeta = p.AppMetadata
 	}
+	var newHash *string
 	if p.Password != nil {
-		hash, err := s.hashPassword(*p.Password)
-		if err != nil {
+		if newHash, err = s.hashPassword(*p.Password); err != nil {
 			return err
 		}
-		params.EncryptedPassword = hash
 	}
 	switch p.BanDuration {
 	case "":
@@ -156,7 +172,18 @@ func (s *Server) adminUpdate(w http.ResponseWriter, r *http.Request) error {
 		params.BannedUntil = pgtype.Timestamptz{Time: time.Now().Add(d), Valid: true}
 	}
 	ctx := r.Context()
-	if err := s.q.UserAdminUpdate(ctx, params); err != nil {
+	err = pgx.BeginFunc(ctx, s.d.Owner, func(tx pgx.Tx) error {
+		q := s.q.WithTx(tx)
+		if err := q.UserAdminUpdate(ctx, params); err != nil {
+			return err
+		}
+		if newHash == nil {
+			return nil
+		}
+		// As GoTrue: a password set by an admin ends every session and pending link.
+		return q.UserChangePassword(ctx, dbsqlc.UserChangePasswordParams{UserID: u.ID, EncryptedPassword: newHash})
+	})
+	if err != nil {
 		return err
 	}
 	u, err = s.q.UserGetByID(ctx, u.ID)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -162,7 +163,11 @@ func TestPKCEExchange(t *testing.T) {
 
 func TestMagicLinkCreatesUserUnlessForbidden(t *testing.T) {
 	e := start(t, nil)
-	e.expectErr(e.do("POST", "/auth/v1/otp", map[string]any{"email": "nobody@example.ro", "create_user": false}, ""), 422, "otp_disabled")
+	// create_user false: no account is made, and the answer is the one a known address
+	// gets (TestOTPWithoutSignupDoesNotEnumerate compares them).
+	if r := e.do("POST", "/auth/v1/otp", map[string]any{"email": "nobody@example.ro", "create_user": false}, ""); r.status != 200 {
+		t.Fatal(r.body)
+	}
 	if r := e.do("POST", "/auth/v1/otp", map[string]any{"email": "new@example.ro", "data": map[string]any{"name": "Nou"}}, ""); r.status != 200 {
 		t.Fatal(r.body)
 	}
@@ -266,6 +271,44 @@ func TestMalformedBodiesEverywhere(t *testing.T) {
 }
 
 func TestDevOutbox(t *testing.T) {
+	e := start(t, func(c *config.Config) { c.SMTPHost = ""; c.DevMailOutbox = true })
+	if r := e.do("POST", "/auth/v1/signup", map[string]any{"email": "dev@example.ro", "password": "secret1"}, ""); r.status != 200 {
+		t.Fatal(r.body)
+	}
+	// The mail is sent after the answer: wait for it to land.
+	var b []byte
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		res, err := http.Get(e.srv.URL + "/_dev/mail?format=json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ = io.ReadAll(res.Body)
+		res.Body.Close()
+		if strings.Contains(string(b), `"to":"dev@example.ro"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("outbox: %s", b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(string(b), "/auth/v1/verify?") {
+		t.Fatalf("outbox: %s", b)
+	}
+	res, _ := http.Get(e.srv.URL + "/_dev/mail")
+	b, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(b), "Confirmă-ți adresa de email") {
+		t.Fatalf("outbox page: %d %s", res.StatusCode, b)
+	}
+	if e.sink.Count("dev@example.ro") != 0 {
+		t.Fatal("mail went to SMTP")
+	}
+}
+
+// The outbox holds sign-in links: it is served only when asked for, and only to the
+// machine itself (a forwarded-for header cannot make a remote peer local).
+func TestDevOutboxOnlyWhenEnabledAndLocal(t *testing.T) {
 	e := start(t, func(c *config.Config) { c.SMTPHost = "" })
 	if r := e.do("POST", "/auth/v1/signup", map[string]any{"email": "dev@example.ro", "password": "secret1"}, ""); r.status != 200 {
 		t.Fatal(r.body)
@@ -276,17 +319,37 @@ func TestDevOutbox(t *testing.T) {
 	}
 	b, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	if !strings.Contains(string(b), `"to":"dev@example.ro"`) || !strings.Contains(string(b), "/auth/v1/verify?") {
-		t.Fatalf("outbox: %s", b)
+	if strings.Contains(string(b), "dev@example.ro") || strings.Contains(string(b), "/auth/v1/verify") {
+		t.Fatalf("outbox served without DEV_MAIL_OUTBOX: %d %s", res.StatusCode, b)
 	}
-	res, _ = http.Get(e.srv.URL + "/_dev/mail")
-	b, _ = io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != 200 || !strings.Contains(string(b), "Confirmă-ți adresa de email") {
-		t.Fatalf("outbox page: %d %s", res.StatusCode, b)
+
+	d := e.srv.Deps
+	cfg := *d.Config
+	cfg.SMTPHost, cfg.DevMailOutbox, cfg.TrustedProxies = "", true, []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0")}
+	d.Config = &cfg
+	s, err := gotrue.New(t.Context(), d)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if e.sink.Count("dev@example.ro") != 0 {
-		t.Fatal("mail went to SMTP")
+	defer s.Close()
+	mux := http.NewServeMux()
+	s.Routes(mux)
+	for _, peer := range []string{"203.0.113.7:4711", "[2001:db8::1]:4711", "10.0.0.2:80"} {
+		req := httptest.NewRequest("GET", "/_dev/mail?format=json", nil)
+		req.RemoteAddr = peer
+		req.Header.Set("X-Forwarded-For", "127.0.0.1")
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, req)
+		if rec.Code == 200 {
+			t.Fatalf("outbox served to %s: %s", peer, rec.Body)
+		}
+	}
+	req := httptest.NewRequest("GET", "/_dev/mail?format=json", nil)
+	req.RemoteAddr = "127.0.0.1:4711"
+	rec := httptest.NewRecorder()
+	mux.ServeHTTP(rec, req)
+	if rec.Code != 200 {
+		t.Fatalf("outbox refused to loopback: %d", rec.Code)
 	}
 }
 

@@ -57,5 +57,6 @@ var (
 	errOverRequest        = errf(429, "over_request_rate_limit", "Request rate limit reached")
 	errOverEmail          = errf(429, "over_email_send_rate_limit", "Email rate limit exceeded")
 	errFlowNotFound       = errf(404, "flow_state_not_found", "invalid flow state, no valid flow state found")
+	errFlowExpired        = errf(422, "flow_state_expired", "invalid flow state, flow state has expired")
 	errBadCodeVerifier    = errf(403, "bad_code_verifier", "code challenge does not match previously saved code verifier")
 )

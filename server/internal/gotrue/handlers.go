@@ -19,15 +19,11 @@ import (
 
 	"casus/server/internal/db/dbsqlc"
 	"casus/server/internal/httpx"
-	"casus/server/internal/mail"
 )
 
 var emailRe = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
 
 const minPassword = 6
-
-// Link lifetimes: a confirmation is good for a day, recovery and magic links for an hour.
-var linkTTL = map[string]time.Duration{"confirmation_token": 24 * time.Hour, "recovery_token": time.Hour}
 
 func validEmail(e string) bool { return len(e) <= 255 && emailRe.MatchString(e) }
 
@@ -41,8 +37,10 @@ type credentials struct {
 }
 
 // signup creates an account. With confirmations on (the default) no session is given
-// until the mailed link is followed, and an address that is already registered gets
-// the same answer as a new one, as GoTrue does, so sign-up cannot enumerate users.
+// until the mailed link is followed. The answer never tells whether the address was
+// known: a confirmed address gets an invented user shaped exactly like a new one (and no
+// mail), and an unconfirmed one is replaced by the new sign-up (nobody proved they own it,
+// so its password, metadata and profile must not outlive this request).
 func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 	var p credentials
 	if err := decode(r, &p); err != nil {
@@ -58,6 +56,14 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 	if p.Password == nil || *p.Password == "" {
 		return errf(400, "validation_failed", "Signup requires a valid password")
 	}
+	meta, err := metadataJSON("user_metadata", p.Data)
+	if err != nil {
+		return err
+	}
+	challenge, method, err := pkceChallenge(p.CodeChallenge, p.CodeChallengeMethod)
+	if err != nil {
+		return err
+	}
 	hash, err := s.hashPassword(*p.Password)
 	if err != nil {
 		return err
@@ -68,29 +74,24 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx := r.Context()
 	autoconfirm := s.d.Config.MailerAutoconfirm
+	if !autoconfirm && !s.allowEmail(p.Email) {
+		return errOverEmail
+	}
 	existing, err := s.q.UserGetByEmail(ctx, p.Email)
 	switch {
 	case err == nil && existing.EmailConfirmedAt.Valid:
 		if autoconfirm {
 			return errUserExists
 		}
-		// Hash anyway: a fast answer would tell a taken address from a new one.
-		_, _ = bcrypt.GenerateFromPassword([]byte(*p.Password), s.BcryptCost)
-		httpx.WriteJSON(w, 200, s.obfuscatedUser(p))
-		return nil
-	case err == nil:
-		if s.allowEmail(p.Email) {
-			if err := s.sendLink(ctx, existing, mail.Confirmation, "signup", redirect); err != nil {
-				return err
-			}
+		// The metadata goes through PostgreSQL as a new user's does (its jsonb text form).
+		if err := s.d.Owner.QueryRow(ctx, "select $1::jsonb", meta).Scan(&meta); err != nil {
+			return err
 		}
-		u, _ := s.q.UserGetByID(ctx, existing.ID)
-		httpx.WriteJSON(w, 200, s.userJSON(ctx, s.q, u))
+		httpx.WriteJSON(w, 200, s.obfuscatedUser(p.Email, meta))
 		return nil
-	case !errors.Is(err, pgx.ErrNoRows):
+	case err != nil && !errors.Is(err, pgx.ErrNoRows):
 		return err
 	}
-	meta, _ := json.Marshal(nonNil(p.Data))
 	params := dbsqlc.UserCreateParams{Email: p.Email, EncryptedPassword: hash, UserMeta: meta,
 		AppMeta: []byte(`{"provider":"email","providers":["email"]}`)}
 	if autoconfirm {
@@ -98,15 +99,21 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 	}
 	var u dbsqlc.AuthUser
 	err = pgx.BeginFunc(ctx, s.d.Owner, func(tx pgx.Tx) error {
+		// An unconfirmed account lost in a crash is simply signed up again; not waiting
+		// for the WAL flush keeps this path close to the (read-only) answer for a taken
+		// address, whose time would otherwise differ by a disk sync.
+		if !autoconfirm {
+			if _, err := tx.Exec(ctx, "set local synchronous_commit = off"); err != nil {
+				return err
+			}
+		}
 		q := s.q.WithTx(tx)
-		var err error
-		if u, err = s.createUser(ctx, q, params, autoconfirm); err != nil {
+		if err := q.UserDeleteUnconfirmed(ctx, p.Email); err != nil {
 			return err
 		}
-		if p.CodeChallenge != "" {
-			return s.createFlow(ctx, q, u.ID, p.CodeChallenge, p.CodeChallengeMethod, amrEmailSignup)
-		}
-		return nil
+		var err error
+		u, err = s.createUser(ctx, q, params, autoconfirm)
+		return err
 	})
 	if err != nil {
 		if isUniqueViolation(err) {
@@ -122,15 +129,30 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 		httpx.WriteJSON(w, 200, out)
 		return nil
 	}
-	if !s.allowEmail(p.Email) {
-		return errOverEmail
-	}
-	if err := s.sendLink(ctx, u, mail.Confirmation, "signup", redirect); err != nil {
+	if err := s.enqueueLink(linkJob{kind: linkSignup, email: p.Email, redirect: redirect, unconfirmedOnly: true, challenge: challenge, challengeMethod: method}); err != nil {
 		return err
 	}
-	u, _ = s.q.UserGetByID(ctx, u.ID)
-	httpx.WriteJSON(w, 200, s.userJSON(ctx, s.q, u))
+	// The confirmation is mailed right after this answer.
+	u.ConfirmationSentAt = now()
+	httpx.WriteJSON(w, 200, userObject(u, s.identities(ctx, s.q, u)))
 	return nil
+}
+
+// maxMetadataBytes bounds user_metadata and app_metadata (as JSON): they travel inside
+// every access token and every verified identity the server caches.
+const maxMetadataBytes = 16 << 10
+
+// metadataJSON encodes metadata for storage, refusing what is too large.
+func metadataJSON(field string, m map[string]any) ([]byte, error) {
+	b, _ := json.Marshal(nonNil(m))
+	if len(b) > maxMetadataBytes {
+		return nil, errMetadataTooLarge(field)
+	}
+	return b, nil
+}
+
+func errMetadataTooLarge(field string) *Error {
+	return errf(400, "validation_failed", "%s is too large: at most %d bytes of JSON", field, maxMetadataBytes)
 }
 
 // hashPassword enforces GoTrue's minimum length and returns the bcrypt hash.
@@ -173,53 +195,29 @@ func (s *Server) emailRequest(r *http.Request, missing string) (credentials, str
 	return p, redirect, err
 }
 
-// obfuscatedUser looks like a fresh sign-up without revealing the existing account.
-func (s *Server) obfuscatedUser(p credentials) map[string]any {
-	t := time.Now().UTC().Format(time.RFC3339Nano)
+// obfuscatedUser is what a sign-up of a confirmed address answers: a new user as a real
+// sign-up returns it (same fields in the same order, one e-mail identity), with invented
+// ids, so nothing in it tells that the address was taken.
+func (s *Server) obfuscatedUser(email string, meta []byte) userBody {
+	n := now()
+	id := fakeUUID()
+	email = strings.ToLower(email)
+	idData, _ := json.Marshal(map[string]any{"email": email, "email_verified": false, "phone_verified": false, "sub": id})
+	identity := map[string]any{
+		"identity_id": fakeUUID(), "id": id, "user_id": id, "identity_data": json.RawMessage(idData),
+		"provider": "email", "last_sign_in_at": ts(n), "created_at": ts(n), "updated_at": ts(n), "email": email,
+	}
+	u := dbsqlc.AuthUser{Email: &email, ConfirmationSentAt: n, CreatedAt: n, UpdatedAt: n,
+		RawAppMetaData: []byte(`{"provider": "email", "providers": ["email"]}`), RawUserMetaData: meta}
+	body := userObject(u, []any{identity})
+	body.ID = id
+	return body
+}
+
+// fakeUUID is a random version-4 UUID.
+func fakeUUID() string {
 	b := randomToken(16)
-	id := b[0:8] + "-" + b[8:12] + "-4" + b[13:16] + "-a" + b[17:20] + "-" + b[20:32]
-	return map[string]any{"id": id, "aud": "authenticated", "role": "authenticated", "email": strings.ToLower(p.Email), "phone": "",
-		"confirmation_sent_at": t, "app_metadata": map[string]any{"provider": "email", "providers": []string{"email"}},
-		"user_metadata": nonNil(p.Data), "identities": []any{}, "created_at": t, "updated_at": t, "is_anonymous": false}
-}
-
-func (s *Server) createFlow(ctx context.Context, q *dbsqlc.Queries, uid pgtype.UUID, challenge, method, authMethod string) error {
-	method = strings.ToLower(method)
-	if method != "s256" && method != "plain" {
-		return errf(400, "validation_failed", "Code challenge method must be s256 or plain")
-	}
-	return q.FlowStateCreate(ctx, dbsqlc.FlowStateCreateParams{UserID: uid, AuthCode: randomToken(16), Method: method, Challenge: challenge, AuthMethod: authMethod})
-}
-
-// sendLink stores a one-time token (hashed) and mails its link.
-func (s *Server) sendLink(ctx context.Context, u dbsqlc.AuthUser, kind mail.Kind, verifyType, redirect string) error {
-	if s.mailer == nil {
-		return errf(500, "unexpected_failure", "Error sending %s email: SMTP is not configured", kind)
-	}
-	tokenType := "confirmation_token"
-	if kind == mail.Recovery {
-		tokenType = "recovery_token"
-	}
-	token := randomToken(24)
-	hash := hashToken(token)
-	if err := s.q.OneTimeTokenUpsert(ctx, dbsqlc.OneTimeTokenUpsertParams{UserID: u.ID, TokenType: tokenType, TokenHash: hash, RelatesTo: deref(u.Email)}); err != nil {
-		return err
-	}
-	var err error
-	if tokenType == "recovery_token" {
-		err = s.q.UserSetRecoverySent(ctx, dbsqlc.UserSetRecoverySentParams{ID: u.ID, TokenHash: &hash})
-	} else {
-		err = s.q.UserSetConfirmationSent(ctx, dbsqlc.UserSetConfirmationSentParams{ID: u.ID, TokenHash: &hash})
-	}
-	if err != nil {
-		return err
-	}
-	link := s.d.Config.SiteURL + "/auth/v1/verify?" + url.Values{"token": {token}, "type": {verifyType}, "redirect_to": {redirect}}.Encode()
-	if err := s.mailer.Send(mail.Compose(kind, deref(u.Email), link)); err != nil {
-		s.d.Log.Error("sending mail", "kind", kind, "err", err)
-		return errf(500, "unexpected_failure", "Error sending %s email", kind)
-	}
-	return nil
+	return b[0:8] + "-" + b[8:12] + "-4" + b[13:16] + "-a" + b[17:20] + "-" + b[20:32]
 }
 
 func (s *Server) token(w http.ResponseWriter, r *http.Request) error {
@@ -358,6 +356,10 @@ func (s *Server) tokenRefresh(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// flowStateExpiry is how long a PKCE code can be exchanged after its link was followed
+// (GoTrue's flow state expiry, 300 s).
+const flowStateExpiry = 5 * time.Minute
+
 func (s *Server) tokenPKCE(w http.ResponseWriter, r *http.Request) error {
 	var p struct {
 		AuthCode     string `json:"auth_code"`
@@ -377,8 +379,11 @@ func (s *Server) tokenPKCE(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if !fs.AuthCodeIssuedAt.Valid || time.Since(fs.AuthCodeIssuedAt.Time) > 5*time.Minute {
+	if !fs.AuthCodeIssuedAt.Valid {
 		return errFlowNotFound
+	}
+	if time.Since(fs.AuthCodeIssuedAt.Time) > flowStateExpiry {
+		return errFlowExpired
 	}
 	want := p.CodeVerifier
 	if fs.CodeChallengeMethod == "s256" {
@@ -447,8 +452,10 @@ func (s *Server) getUser(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// putUser updates the signed-in user. A new password, as in GoTrue, voids every pending
+// link and ends every other session: whoever else held the account is out.
 func (s *Server) putUser(w http.ResponseWriter, r *http.Request) error {
-	u, _, err := s.currentUser(r)
+	u, sid, err := s.currentUser(r)
 	if err != nil {
 		return err
 	}
@@ -464,6 +471,12 @@ func (s *Server) putUser(w http.ResponseWriter, r *http.Request) error {
 	if p.Email != nil && !strings.EqualFold(strings.TrimSpace(*p.Email), deref(u.Email)) {
 		return errEmailChange
 	}
+	var meta []byte
+	if p.Data != nil {
+		if meta, err = metadataJSON("user_metadata", p.Data); err != nil {
+			return err
+		}
+	}
 	if p.Password != nil {
 		hash, err := s.hashPassword(*p.Password)
 		if err != nil {
@@ -472,14 +485,17 @@ func (s *Server) putUser(w http.ResponseWriter, r *http.Request) error {
 		if bcrypt.CompareHashAndPassword([]byte(deref(u.EncryptedPassword)), []byte(*p.Password)) == nil {
 			return errf(422, "same_password", "New password should be different from the old password.")
 		}
-		if err := s.q.UserUpdatePassword(ctx, dbsqlc.UserUpdatePasswordParams{ID: u.ID, EncryptedPassword: hash}); err != nil {
+		if err := s.q.UserChangePassword(ctx, dbsqlc.UserChangePasswordParams{UserID: u.ID, EncryptedPassword: hash, KeepSession: sid}); err != nil {
 			return err
 		}
 	}
-	if p.Data != nil {
-		meta, _ := json.Marshal(p.Data)
-		if err := s.q.UserUpdateMetadata(ctx, dbsqlc.UserUpdateMetadataParams{ID: u.ID, UserMeta: meta}); err != nil {
+	if meta != nil {
+		n, err := s.q.UserUpdateMetadata(ctx, dbsqlc.UserUpdateMetadataParams{ID: u.ID, UserMeta: meta, MaxBytes: maxMetadataBytes})
+		if err != nil {
 			return err
+		}
+		if n == 0 {
+			return errMetadataTooLarge("user_metadata")
 		}
 	}
 	u, err = s.q.UserGetByID(ctx, u.ID)
@@ -490,64 +506,68 @@ func (s *Server) putUser(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// recover mails a reset link; it answers the same whether or not the address exists.
+// recover mails a reset link. The answer, and the work done before it, are the same
+// whether or not the address exists: the link is stored and mailed afterwards.
 func (s *Server) recover(w http.ResponseWriter, r *http.Request) error {
 	p, redirect, err := s.emailRequest(r, "Password recovery requires an email")
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	u, err := s.q.UserGetByEmail(ctx, p.Email)
-	if err == nil {
-		if !s.allowEmail(p.Email) {
-			return errOverEmail
-		}
-		if p.CodeChallenge != "" {
-			if err := s.createFlow(ctx, s.q, u.ID, p.CodeChallenge, p.CodeChallengeMethod, amrRecovery); err != nil {
-				return err
-			}
-		}
-		if err := s.sendLink(ctx, u, mail.Recovery, "recovery", redirect); err != nil {
-			return err
-		}
-	} else if !errors.Is(err, pgx.ErrNoRows) {
+	return s.mailLink(w, p, linkJob{kind: linkRecovery, redirect: redirect})
+}
+
+// mailLink answers a request for a mailed link ({} whatever the address) and queues the
+// link; the per-address limit counts every request, known address or not.
+func (s *Server) mailLink(w http.ResponseWriter, p credentials, j linkJob) error {
+	var err error
+	if j.challenge, j.challengeMethod, err = pkceChallenge(p.CodeChallenge, p.CodeChallengeMethod); err != nil {
+		return err
+	}
+	if !s.allowEmail(p.Email) {
+		return errOverEmail
+	}
+	j.email = p.Email
+	if err := s.enqueueLink(j); err != nil {
 		return err
 	}
 	httpx.WriteJSON(w, 200, map[string]any{})
 	return nil
 }
 
-// otp sends a magic link (creating the account unless create_user is false).
+// otp sends a magic link, creating the account unless create_user is false. With
+// create_user false an unknown address gets the answer of a known one.
 func (s *Server) otp(w http.ResponseWriter, r *http.Request) error {
 	p, redirect, err := s.emailRequest(r, "Only an email address or phone number should be provided")
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	u, err := s.q.UserGetByEmail(ctx, p.Email)
-	if errors.Is(err, pgx.ErrNoRows) {
-		if p.CreateUser != nil && !*p.CreateUser {
-			return errf(422, "otp_disabled", "Signups not allowed for otp")
-		}
-		meta, _ := json.Marshal(nonNil(p.Data))
-		u, err = s.createUser(ctx, s.q, dbsqlc.UserCreateParams{Email: p.Email, UserMeta: meta, AppMeta: []byte(`{"provider":"email","providers":["email"]}`)}, false)
-	}
+	meta, err := metadataJSON("user_metadata", p.Data)
 	if err != nil {
 		return err
 	}
-	if !s.allowEmail(p.Email) {
-		return errOverEmail
+	if _, _, err := pkceChallenge(p.CodeChallenge, p.CodeChallengeMethod); err != nil {
+		return err
 	}
-	if p.CodeChallenge != "" {
-		if err := s.createFlow(ctx, s.q, u.ID, p.CodeChallenge, p.CodeChallengeMethod, amrMagicLink); err != nil {
+	if p.CreateUser == nil || *p.CreateUser {
+		if err := s.ensureMagicLinkUser(r.Context(), p.Email, meta); err != nil {
 			return err
 		}
 	}
-	if err := s.sendLink(ctx, u, mail.MagicLink, "magiclink", redirect); err != nil {
+	return s.mailLink(w, p, linkJob{kind: linkMagic, redirect: redirect})
+}
+
+// ensureMagicLinkUser creates a passwordless account for a magic link when the address
+// has none.
+func (s *Server) ensureMagicLinkUser(ctx context.Context, email string, meta []byte) error {
+	_, err := s.q.UserGetByEmail(ctx, email)
+	if !errors.Is(err, pgx.ErrNoRows) {
 		return err
 	}
-	httpx.WriteJSON(w, 200, map[string]any{})
-	return nil
+	_, err = s.createUser(ctx, s.q, dbsqlc.UserCreateParams{Email: email, UserMeta: meta, AppMeta: []byte(`{"provider":"email","providers":["email"]}`)}, false)
+	if isUniqueViolation(err) {
+		return nil // created concurrently
+	}
+	return err
 }
 
 func (s *Server) resend(w http.ResponseWriter, r *http.Request) error {
@@ -561,56 +581,20 @@ func (s *Server) resend(w http.ResponseWriter, r *http.Request) error {
 	if p.Type != "signup" {
 		return errf(400, "validation_failed", "Missing one of these types: signup, email_change, sms, phone_change")
 	}
-	if !validEmail(strings.TrimSpace(p.Email)) {
+	p.Email = strings.TrimSpace(p.Email)
+	if !validEmail(p.Email) {
 		return errInvalidEmail
 	}
 	redirect, err := s.redirectTo(r.URL.Query().Get("redirect_to"))
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	u, err := s.q.UserGetByEmail(ctx, strings.TrimSpace(p.Email))
-	if err == nil && !u.EmailConfirmedAt.Valid {
-		if !s.allowEmail(p.Email) {
-			return errOverEmail
-		}
-		if err := s.sendLink(ctx, u, mail.Confirmation, "signup", redirect); err != nil {
-			return err
-		}
-	}
-	httpx.WriteJSON(w, 200, map[string]any{})
-	return nil
-}
-
-var verifyTypes = map[string][]string{
-	"signup": {"confirmation_token"}, "email": {"confirmation_token"}, "invite": {"confirmation_token"},
-	"magiclink": {"confirmation_token"}, "recovery": {"recovery_token"},
-}
-
-// consume redeems a one-time token, confirming the address.
-func (s *Server) consume(ctx context.Context, token, typ string) (dbsqlc.AuthUser, error) {
-	types, ok := verifyTypes[typ]
-	if !ok {
-		return dbsqlc.AuthUser{}, errf(400, "validation_failed", "Verify requires a verification type")
-	}
-	if token == "" {
-		return dbsqlc.AuthUser{}, errf(400, "validation_failed", "Verify requires a token or a token hash")
-	}
-	row, err := s.q.OneTimeTokenTake(ctx, dbsqlc.OneTimeTokenTakeParams{TokenHash: hashToken(token), TokenTypes: types})
-	if errors.Is(err, pgx.ErrNoRows) {
-		return dbsqlc.AuthUser{}, errOTPExpired
-	}
-	if err != nil {
-		return dbsqlc.AuthUser{}, err
-	}
-	if time.Since(row.CreatedAt.Time) > linkTTL[row.TokenType] {
-		return dbsqlc.AuthUser{}, errOTPExpired
-	}
-	return s.q.UserConfirmEmail(ctx, row.UserID)
+	return s.mailLink(w, credentials{Email: p.Email}, linkJob{kind: linkSignup, redirect: redirect, unconfirmedOnly: true})
 }
 
 // verifyGet follows a mailed link and redirects with the session in the fragment (or a
-// PKCE code in the query), so supabase-js signs the browser in.
+// PKCE code in the query), so supabase-js signs the browser in. A code is issued only
+// for the flow created by the same request as the link.
 func (s *Server) verifyGet(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	redirect, err := s.redirectTo(q.Get("redirect_to"))
@@ -619,7 +603,7 @@ func (s *Server) verifyGet(w http.ResponseWriter, r *http.Request) error {
 	}
 	typ := q.Get("type")
 	ctx := r.Context()
-	u, err := s.consume(ctx, q.Get("token"), typ)
+	link, err := s.consume(ctx, q.Get("token"), typ)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) && e.Code == errOTPExpired.Code {
@@ -629,8 +613,9 @@ func (s *Server) verifyGet(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
-	authMethod := map[string]string{"signup": amrEmailSignup, "recovery": amrRecovery, "magiclink": amrMagicLink}[typ]
-	if fs, err := s.q.FlowStateByUser(ctx, dbsqlc.FlowStateByUserParams{UserID: u.ID, AuthMethod: authMethod}); err == nil {
+	u := link.user
+	fs, err := s.q.FlowStateByUser(ctx, dbsqlc.FlowStateByUserParams{UserID: u.ID, AuthMethod: link.kind.flow, CreatedAt: pgtype.Timestamptz{Time: link.created, Valid: true}})
+	if err == nil {
 		if err := s.q.FlowStateIssue(ctx, fs.ID); err != nil {
 			return err
 		}
@@ -640,6 +625,9 @@ func (s *Server) verifyGet(w http.ResponseWriter, r *http.Request) error {
 		}
 		http.Redirect(w, r, redirect+sep+"code="+url.QueryEscape(fs.AuthCode), http.StatusSeeOther)
 		return nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return err
 	}
 	out, err := s.issueSession(ctx, r, u, amrOTP)
 	if err != nil {
@@ -667,11 +655,11 @@ func (s *Server) verifyPost(w http.ResponseWriter, r *http.Request) error {
 	if token == "" {
 		token = p.Token
 	}
-	u, err := s.consume(r.Context(), token, p.Type)
+	link, err := s.consume(r.Context(), token, p.Type)
 	if err != nil {
 		return err
 	}
-	out, err := s.issueSession(r.Context(), r, u, amrOTP)
+	out, err := s.issueSession(r.Context(), r, link.user, amrOTP)
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,10 @@ type Server struct {
 	outbox *mail.Outbox // non-nil only in development without SMTP
 	limits *limiter
 	users  *userBatcher // GET /user lookups, several per statement under load
+	links  chan linkJob // links to store and mail after the answer (links.go)
 	stop   context.CancelFunc
+	// workers are the link mailers; Close waits for them.
+	workers sync.WaitGroup
 	// BcryptCost is GoTrue's default; lowered only by tests that hash a lot.
 	BcryptCost int
 }
@@ -51,12 +54,18 @@ func New(ctx context.Context, d deps.Deps) (*Server, error) {
 	}
 	ctx, s.stop = context.WithCancel(ctx)
 	s.users = newUserBatcher(ctx, s.q)
+	s.links = make(chan linkJob, linkQueue)
+	for range 2 {
+		s.workers.Add(1)
+		go s.linkWorker(ctx)
+	}
 	return s, nil
 }
 
-// Close stops the GET /user lookup workers.
+// Close stops the GET /user lookup workers and the link mailers.
 func (s *Server) Close() error {
 	s.stop()
+	s.workers.Wait()
 	return nil
 }
 
@@ -82,7 +91,7 @@ func (s *Server) Routes(mux *http.ServeMux) {
 	mux.Handle("GET /auth/v1/admin/users/{id}", h(s.admin(s.adminGet)))
 	mux.Handle("PUT /auth/v1/admin/users/{id}", h(s.admin(s.adminUpdate)))
 	mux.Handle("DELETE /auth/v1/admin/users/{id}", h(s.admin(s.adminDelete)))
-	if s.outbox != nil {
+	if s.outbox != nil && s.d.Config.DevMailOutbox {
 		mux.HandleFunc("GET /_dev/mail", s.devMail)
 	}
 }
@@ -267,7 +276,13 @@ func (s *Server) allowEmail(email string) bool {
 	return s.limits.allow("email|"+strings.ToLower(email), s.d.Config.RateLimitEmail, time.Hour)
 }
 
+// devMail shows the development outbox (its links sign in as anyone who signed up), only
+// to a browser on this machine: the socket peer must be loopback, whatever a proxy says.
 func (s *Server) devMail(w http.ResponseWriter, r *http.Request) {
+	if !httpx.IsLoopback(r) {
+		http.NotFound(w, r)
+		return
+	}
 	msgs := s.outbox.Messages()
 	if strings.Contains(r.Header.Get("Accept"), "application/json") || r.URL.Query().Get("format") == "json" {
 		httpx.WriteJSON(w, 200, msgs)

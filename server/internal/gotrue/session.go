@@ -243,4 +243,8 @@ func parseUUID(s string) (pgtype.UUID, error) {
 	return u, err
 }
 
-func now() pgtype.Timestamptz { return pgtype.Timestamptz{Time: time.Now(), Valid: true} }
+// now is the current time at PostgreSQL's precision (microseconds), so a time made here
+// prints like one read from the database.
+func now() pgtype.Timestamptz {
+	return pgtype.Timestamptz{Time: time.Now().Truncate(time.Microsecond), Valid: true}
+}

@@ -68,11 +68,21 @@ type SMTP struct {
 	Port                   int
 }
 
+// sendTimeout bounds one delivery (connect to QUIT): the auth service's mail workers
+// must not hang on a silent server.
+const sendTimeout = 30 * time.Second
+
 // Send implements Sender.
 func (s *SMTP) Send(m Message) error {
 	addr := net.JoinHostPort(s.Host, strconv.Itoa(s.Port))
-	c, err := smtp.Dial(addr)
+	conn, err := net.DialTimeout("tcp", addr, sendTimeout)
 	if err != nil {
+		return err
+	}
+	_ = conn.SetDeadline(time.Now().Add(sendTimeout))
+	c, err := smtp.NewClient(conn, s.Host)
+	if err != nil {
+		conn.Close()
 		return err
 	}
 	defer c.Close()

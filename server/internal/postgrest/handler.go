@@ -28,7 +28,7 @@ import (
 type Server struct {
 	d      deps.Deps
 	cache  cache
-	ids    identityCache
+	ids    authn.IdentityCache
 	cancel context.CancelFunc
 }
 
@@ -127,7 +127,7 @@ func (rq *request) release() {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.ids.fromRequest(s.d.Keys, r)
+	id, err := s.ids.FromRequest(s.d.Keys, r)
 	switch {
 	case errors.Is(err, authn.ErrNoAPIKey):
 		return &Error{Status: 401, Code: "PGRST301", Message: "No API key found in request", Hint: "No `apikey` request header or url param was found."}

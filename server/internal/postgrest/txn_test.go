@@ -59,7 +59,7 @@ func TestRequestsLeaveNoSettingsOnTheirConnection(t *testing.T) {
 			current_setting('statement_timeout')`).Scan(&user, &claims, &sub, &readOnly, &timeout); err != nil {
 			t.Fatal(err)
 		}
-		if user != "authenticator" || claims != "" || sub != "" || readOnly != "off" || timeout != "0" {
+		if user != api.Config().ConnConfig.User || claims != "" || sub != "" || readOnly != "off" || timeout != "0" {
 			t.Errorf("connection %d after requests: user=%s claims=%q sub=%q read_only=%s statement_timeout=%s", i, user, claims, sub, readOnly, timeout)
 		}
 	}

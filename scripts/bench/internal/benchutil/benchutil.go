@@ -60,6 +60,7 @@ func TempDatabase(ctx context.Context, prefix string) (string, func(), error) {
 		c, err := pgx.Connect(context.Background(), AdminURL())
 		if err == nil {
 			_, _ = c.Exec(context.Background(), "drop database if exists "+name+" with (force)")
+			_, _ = c.Exec(context.Background(), "drop role if exists "+LoginRole(name))
 			c.Close(context.Background())
 		}
 	}
@@ -140,11 +141,15 @@ func (s *Server) RSS() int64 {
 	return 0
 }
 
-// AuthenticatorPassword is the authenticator role's password the server derives from
-// the benchmark secret (same derivation as server/internal/db).
-func AuthenticatorPassword() string {
+// LoginRole is the API pool's login role of a database, and AuthenticatorPassword its
+// password for the benchmark secret (the derivations of server/internal/db, for names
+// that are plain identifiers).
+func LoginRole(database string) string { return database + "_authenticator" }
+
+// AuthenticatorPassword: see LoginRole.
+func AuthenticatorPassword(role string) string {
 	m := hmac.New(sha256.New, []byte(Secret))
-	m.Write([]byte("casus authenticator role"))
+	m.Write([]byte("casus authenticator role " + role))
 	return hex.EncodeToString(m.Sum(nil))
 }
 

@@ -13,16 +13,19 @@ import (
 )
 
 const flowStateByUser = `-- name: FlowStateByUser :one
-select id, user_id, auth_code, code_challenge_method, code_challenge, provider_type, provider_access_token, provider_refresh_token, created_at, updated_at, authentication_method, auth_code_issued_at from auth.flow_state where user_id = $1 and authentication_method = $2 order by created_at desc limit 1
+select id, user_id, auth_code, code_challenge_method, code_challenge, provider_type, provider_access_token, provider_refresh_token, created_at, updated_at, authentication_method, auth_code_issued_at from auth.flow_state where user_id = $1 and authentication_method = $2 and created_at = $3
+order by created_at desc limit 1
 `
 
 type FlowStateByUserParams struct {
-	UserID     pgtype.UUID `json:"user_id"`
-	AuthMethod string      `json:"auth_method"`
+	UserID     pgtype.UUID        `json:"user_id"`
+	AuthMethod string             `json:"auth_method"`
+	CreatedAt  pgtype.Timestamptz `json:"created_at"`
 }
 
+// The flow created by the same request as the redeemed token (same created_at).
 func (q *Queries) FlowStateByUser(ctx context.Context, arg FlowStateByUserParams) (AuthFlowState, error) {
-	row := q.db.QueryRow(ctx, flowStateByUser, arg.UserID, arg.AuthMethod)
+	row := q.db.QueryRow(ctx, flowStateByUser, arg.UserID, arg.AuthMethod, arg.CreatedAt)
 	var i AuthFlowState
 	err := row.Scan(
 		&i.ID,
@@ -39,30 +42,6 @@ func (q *Queries) FlowStateByUser(ctx context.Context, arg FlowStateByUserParams
 		&i.AuthCodeIssuedAt,
 	)
 	return i, err
-}
-
-const flowStateCreate = `-- name: FlowStateCreate :exec
-insert into auth.flow_state (id, user_id, auth_code, code_challenge_method, code_challenge, provider_type, authentication_method, created_at, updated_at)
-values (gen_random_uuid(), $1, $2, $3, $4, 'email', $5, now(), now())
-`
-
-type FlowStateCreateParams struct {
-	UserID     pgtype.UUID `json:"user_id"`
-	AuthCode   string      `json:"auth_code"`
-	Method     string      `json:"method"`
-	Challenge  string      `json:"challenge"`
-	AuthMethod string      `json:"auth_method"`
-}
-
-func (q *Queries) FlowStateCreate(ctx context.Context, arg FlowStateCreateParams) error {
-	_, err := q.db.Exec(ctx, flowStateCreate,
-		arg.UserID,
-		arg.AuthCode,
-		arg.Method,
-		arg.Challenge,
-		arg.AuthMethod,
-	)
-	return err
 }
 
 const flowStateIssue = `-- name: FlowStateIssue :exec
@@ -148,50 +127,100 @@ func (q *Queries) IdentityCreate(ctx context.Context, arg IdentityCreateParams) 
 	return err
 }
 
+const linkIssue = `-- name: LinkIssue :one
+with u as (
+  select id, email from auth.users
+  where lower(email) = lower($1) and is_sso_user = false and deleted_at is null
+    and (email_confirmed_at is null or not $2::bool)
+), t as (
+  insert into auth.one_time_tokens (user_id, token_type, token_hash, relates_to, created_at, updated_at)
+  select id, $3::text, $4::text, email, now(), now() from u
+  on conflict (user_id, token_type) do update set token_hash = excluded.token_hash,
+    relates_to = excluded.relates_to, created_at = excluded.created_at, updated_at = excluded.updated_at
+), r as (
+  update auth.users x set
+    confirmation_token = case when $3::text = 'confirmation_token' then $4::text else x.confirmation_token end,
+    confirmation_sent_at = case when $3::text = 'confirmation_token' then now() else x.confirmation_sent_at end,
+    recovery_token = case when $3::text = 'recovery_token' then $4::text else x.recovery_token end,
+    recovery_sent_at = case when $3::text = 'recovery_token' then now() else x.recovery_sent_at end,
+    updated_at = now()
+  from u where x.id = u.id
+), f as (
+  delete from auth.flow_state fs using u where fs.user_id = u.id and fs.authentication_method = any($5::text[])
+), n as (
+  insert into auth.flow_state (id, user_id, auth_code, code_challenge_method, code_challenge, provider_type, authentication_method, created_at, updated_at)
+  select gen_random_uuid(), u.id, $6::text, $7::text, $8::text, 'email', $9::text, now(), now()
+  from u where $8::text <> ''
+)
+select id, email from u
+`
+
+type LinkIssueParams struct {
+	Email           string   `json:"email"`
+	UnconfirmedOnly bool     `json:"unconfirmed_only"`
+	TokenType       string   `json:"token_type"`
+	TokenHash       string   `json:"token_hash"`
+	FlowMethods     []string `json:"flow_methods"`
+	AuthCode        string   `json:"auth_code"`
+	ChallengeMethod string   `json:"challenge_method"`
+	Challenge       string   `json:"challenge"`
+	AuthMethod      string   `json:"auth_method"`
+}
+
+type LinkIssueRow struct {
+	ID    pgtype.UUID `json:"id"`
+	Email *string     `json:"email"`
+}
+
+// A mailed link in one statement, the same whether or not the address has an account:
+// the user (unconfirmed only, when asked), its one-time token of the type (replacing
+// the previous one), the token on the user row, and this request's PKCE flow, which
+// replaces every older flow of the methods that token type serves. Token and flow share
+// now(): /verify issues a code only for the flow created with its token.
+func (q *Queries) LinkIssue(ctx context.Context, arg LinkIssueParams) (LinkIssueRow, error) {
+	row := q.db.QueryRow(ctx, linkIssue,
+		arg.Email,
+		arg.UnconfirmedOnly,
+		arg.TokenType,
+		arg.TokenHash,
+		arg.FlowMethods,
+		arg.AuthCode,
+		arg.ChallengeMethod,
+		arg.Challenge,
+		arg.AuthMethod,
+	)
+	var i LinkIssueRow
+	err := row.Scan(&i.ID, &i.Email)
+	return i, err
+}
+
 const oneTimeTokenTake = `-- name: OneTimeTokenTake :one
-delete from auth.one_time_tokens where token_hash = $1 and token_type = any($2::text[])
-returning user_id, token_type, created_at
+delete from auth.one_time_tokens where token_hash = any($1::text[]) and token_type = any($2::text[])
+returning user_id, token_type, token_hash, created_at
 `
 
 type OneTimeTokenTakeParams struct {
-	TokenHash  string   `json:"token_hash"`
-	TokenTypes []string `json:"token_types"`
+	TokenHashes []string `json:"token_hashes"`
+	TokenTypes  []string `json:"token_types"`
 }
 
 type OneTimeTokenTakeRow struct {
 	UserID    pgtype.UUID        `json:"user_id"`
 	TokenType string             `json:"token_type"`
+	TokenHash string             `json:"token_hash"`
 	CreatedAt pgtype.Timestamptz `json:"created_at"`
 }
 
 func (q *Queries) OneTimeTokenTake(ctx context.Context, arg OneTimeTokenTakeParams) (OneTimeTokenTakeRow, error) {
-	row := q.db.QueryRow(ctx, oneTimeTokenTake, arg.TokenHash, arg.TokenTypes)
+	row := q.db.QueryRow(ctx, oneTimeTokenTake, arg.TokenHashes, arg.TokenTypes)
 	var i OneTimeTokenTakeRow
-	err := row.Scan(&i.UserID, &i.TokenType, &i.CreatedAt)
-	return i, err
-}
-
-const oneTimeTokenUpsert = `-- name: OneTimeTokenUpsert :exec
-insert into auth.one_time_tokens (user_id, token_type, token_hash, relates_to, created_at, updated_at)
-values ($1, $2, $3, $4, now(), now())
-on conflict (user_id, token_type) do update set token_hash = excluded.token_hash, relates_to = excluded.relates_to, created_at = now(), updated_at = now()
-`
-
-type OneTimeTokenUpsertParams struct {
-	UserID    pgtype.UUID `json:"user_id"`
-	TokenType string      `json:"token_type"`
-	TokenHash string      `json:"token_hash"`
-	RelatesTo string      `json:"relates_to"`
-}
-
-func (q *Queries) OneTimeTokenUpsert(ctx context.Context, arg OneTimeTokenUpsertParams) error {
-	_, err := q.db.Exec(ctx, oneTimeTokenUpsert,
-		arg.UserID,
-		arg.TokenType,
-		arg.TokenHash,
-		arg.RelatesTo,
+	err := row.Scan(
+		&i.UserID,
+		&i.TokenType,
+		&i.TokenHash,
+		&i.CreatedAt,
 	)
-	return err
+	return i, err
 }
 
 const refreshTokenActive = `-- name: RefreshTokenActive :one
@@ -558,13 +587,58 @@ func (q *Queries) UserAdminUpdate(ctx context.Context, arg UserAdminUpdateParams
 	return err
 }
 
-const userConfirmEmail = `-- name: UserConfirmEmail :one
-update auth.users set email_confirmed_at = coalesce(email_confirmed_at, now()), confirmation_token = '', updated_at = now()
-where id = $1 returning instance_id, id, aud, role, email, encrypted_password, email_confirmed_at, invited_at, confirmation_token, confirmation_sent_at, recovery_token, recovery_sent_at, email_change_token_new, email_change, email_change_sent_at, last_sign_in_at, raw_app_meta_data, raw_user_meta_data, is_super_admin, created_at, updated_at, phone, phone_confirmed_at, phone_change, phone_change_token, phone_change_sent_at, confirmed_at, email_change_token_current, email_change_confirm_status, banned_until, reauthentication_token, reauthentication_sent_at, is_sso_user, deleted_at, is_anonymous
+const userChangePassword = `-- name: UserChangePassword :exec
+with u as (
+  update auth.users set encrypted_password = $1, confirmation_token = '',
+    confirmation_sent_at = null, recovery_token = '', recovery_sent_at = null, updated_at = now()
+  where auth.users.id = $2::uuid
+  returning auth.users.id
+), t as (
+  delete from auth.one_time_tokens where user_id in (select u.id from u)
+), f as (
+  delete from auth.flow_state where user_id in (select u.id from u)
+), s as (
+  delete from auth.sessions where user_id in (select u.id from u) and auth.sessions.id is distinct from $3::uuid
+)
+select count(*) from u
 `
 
-func (q *Queries) UserConfirmEmail(ctx context.Context, id pgtype.UUID) (AuthUser, error) {
-	row := q.db.QueryRow(ctx, userConfirmEmail, id)
+type UserChangePasswordParams struct {
+	EncryptedPassword *string     `json:"encrypted_password"`
+	UserID            pgtype.UUID `json:"user_id"`
+	KeepSession       pgtype.UUID `json:"keep_session"`
+}
+
+// A new password, as GoTrue sets it: every pending link (one-time tokens and their PKCE
+// flows) is void, and every session but keep_session (none for an admin) ends.
+func (q *Queries) UserChangePassword(ctx context.Context, arg UserChangePasswordParams) error {
+	_, err := q.db.Exec(ctx, userChangePassword, arg.EncryptedPassword, arg.UserID, arg.KeepSession)
+	return err
+}
+
+const userConfirmLink = `-- name: UserConfirmLink :one
+with b as (
+  select id, email_confirmed_at is null as unconfirmed from auth.users where auth.users.id = $2::uuid and deleted_at is null for update
+), s as (
+  delete from auth.sessions where user_id in (select b.id from b where b.unconfirmed)
+)
+update auth.users u set email_confirmed_at = coalesce(u.email_confirmed_at, now()), confirmation_token = '',
+  encrypted_password = case when b.unconfirmed and not $1::bool then null else u.encrypted_password end,
+  updated_at = now()
+from b where u.id = b.id
+returning u.instance_id, u.id, u.aud, u.role, u.email, u.encrypted_password, u.email_confirmed_at, u.invited_at, u.confirmation_token, u.confirmation_sent_at, u.recovery_token, u.recovery_sent_at, u.email_change_token_new, u.email_change, u.email_change_sent_at, u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data, u.is_super_admin, u.created_at, u.updated_at, u.phone, u.phone_confirmed_at, u.phone_change, u.phone_change_token, u.phone_change_sent_at, u.confirmed_at, u.email_change_token_current, u.email_change_confirm_status, u.banned_until, u.reauthentication_token, u.reauthentication_sent_at, u.is_sso_user, u.deleted_at, u.is_anonymous
+`
+
+type UserConfirmLinkParams struct {
+	KeepPassword bool        `json:"keep_password"`
+	UserID       pgtype.UUID `json:"user_id"`
+}
+
+// A redeemed link confirms the address. When it was unconfirmed until now, the sessions
+// end and the password stays only if keep_password (a sign-up link, whose request set
+// it): a password chosen by whoever first typed the address proves nothing.
+func (q *Queries) UserConfirmLink(ctx context.Context, arg UserConfirmLinkParams) (AuthUser, error) {
+	row := q.db.QueryRow(ctx, userConfirmLink, arg.KeepPassword, arg.UserID)
 	var i AuthUser
 	err := row.Scan(
 		&i.InstanceID,
@@ -683,6 +757,17 @@ func (q *Queries) UserDelete(ctx context.Context, id pgtype.UUID) error {
 	return err
 }
 
+const userDeleteUnconfirmed = `-- name: UserDeleteUnconfirmed :exec
+delete from auth.users where lower(email) = lower($1) and is_sso_user = false and email_confirmed_at is null
+`
+
+// A sign-up replaces an unconfirmed account of the same address: nobody has proven they
+// own it, so nothing of it (password, metadata, profile, flows) may outlive the new sign-up.
+func (q *Queries) UserDeleteUnconfirmed(ctx context.Context, email string) error {
+	_, err := q.db.Exec(ctx, userDeleteUnconfirmed, email)
+	return err
+}
+
 const userGetByEmail = `-- name: UserGetByEmail :one
 select instance_id, id, aud, role, email, encrypted_password, email_confirmed_at, invited_at, confirmation_token, confirmation_sent_at, recovery_token, recovery_sent_at, email_change_token_new, email_change, email_change_sent_at, last_sign_in_at, raw_app_meta_data, raw_user_meta_data, is_super_admin, created_at, updated_at, phone, phone_confirmed_at, phone_change, phone_change_token, phone_change_sent_at, confirmed_at, email_change_token_current, email_change_confirm_status, banned_until, reauthentication_token, reauthentication_sent_at, is_sso_user, deleted_at, is_anonymous from auth.users where lower(email) = lower($1) and is_sso_user = false and deleted_at is null
 `
@@ -778,60 +863,24 @@ func (q *Queries) UserGetByID(ctx context.Context, id pgtype.UUID) (AuthUser, er
 	return i, err
 }
 
-const userSetConfirmationSent = `-- name: UserSetConfirmationSent :exec
-update auth.users set confirmation_sent_at = now(), confirmation_token = $1, updated_at = now() where id = $2
-`
-
-type UserSetConfirmationSentParams struct {
-	TokenHash *string     `json:"token_hash"`
-	ID        pgtype.UUID `json:"id"`
-}
-
-func (q *Queries) UserSetConfirmationSent(ctx context.Context, arg UserSetConfirmationSentParams) error {
-	_, err := q.db.Exec(ctx, userSetConfirmationSent, arg.TokenHash, arg.ID)
-	return err
-}
-
-const userSetRecoverySent = `-- name: UserSetRecoverySent :exec
-update auth.users set recovery_sent_at = now(), recovery_token = $1, updated_at = now() where id = $2
-`
-
-type UserSetRecoverySentParams struct {
-	TokenHash *string     `json:"token_hash"`
-	ID        pgtype.UUID `json:"id"`
-}
-
-func (q *Queries) UserSetRecoverySent(ctx context.Context, arg UserSetRecoverySentParams) error {
-	_, err := q.db.Exec(ctx, userSetRecoverySent, arg.TokenHash, arg.ID)
-	return err
-}
-
-const userUpdateMetadata = `-- name: UserUpdateMetadata :exec
-update auth.users set raw_user_meta_data = raw_user_meta_data || $1::jsonb, updated_at = now() where id = $2
+const userUpdateMetadata = `-- name: UserUpdateMetadata :execrows
+update auth.users set raw_user_meta_data = raw_user_meta_data || $1::jsonb, updated_at = now()
+where id = $2 and octet_length((raw_user_meta_data || $1::jsonb)::text) <= $3::int
 `
 
 type UserUpdateMetadataParams struct {
 	UserMeta []byte      `json:"user_meta"`
 	ID       pgtype.UUID `json:"id"`
+	MaxBytes int32       `json:"max_bytes"`
 }
 
-func (q *Queries) UserUpdateMetadata(ctx context.Context, arg UserUpdateMetadataParams) error {
-	_, err := q.db.Exec(ctx, userUpdateMetadata, arg.UserMeta, arg.ID)
-	return err
-}
-
-const userUpdatePassword = `-- name: UserUpdatePassword :exec
-update auth.users set encrypted_password = $1, updated_at = now() where id = $2
-`
-
-type UserUpdatePasswordParams struct {
-	EncryptedPassword *string     `json:"encrypted_password"`
-	ID                pgtype.UUID `json:"id"`
-}
-
-func (q *Queries) UserUpdatePassword(ctx context.Context, arg UserUpdatePasswordParams) error {
-	_, err := q.db.Exec(ctx, userUpdatePassword, arg.EncryptedPassword, arg.ID)
-	return err
+// Merges the keys into user_metadata unless the result would exceed max_bytes.
+func (q *Queries) UserUpdateMetadata(ctx context.Context, arg UserUpdateMetadataParams) (int64, error) {
+	result, err := q.db.Exec(ctx, userUpdateMetadata, arg.UserMeta, arg.ID, arg.MaxBytes)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const usersCount = `-- name: UsersCount :one

@@ -67,6 +67,8 @@ func newDatabase(t testing.TB, withApp bool) string {
 		}
 		defer c.Close(ctx)
 		_, _ = c.Exec(ctx, fmt.Sprintf("drop database if exists %s with (force)", name))
+		// The database's login role (db.OpenPools creates it) is cluster-wide.
+		_, _ = c.Exec(ctx, "drop role if exists "+pgx.Identifier{db.LoginRole(name)}.Sanitize())
 	})
 	return withDatabase(AdminURL(), name)
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"testing"
 	"time"
@@ -40,6 +39,7 @@ func Start(t testing.TB, tweak func(*config.Config)) *Server {
 		SMTPPort: 25, SMTPSender: "Casus <no-reply@casus.test>",
 		RateLimitSignIn: 1000, RateLimitEmail: 1000, RateLimitVerify: 1000, RateLimitSignUp: 1000,
 		DBSchemas: []string{"public"}, DBMaxRows: 1000, StatementTimeout: 8 * time.Second, MaxBodyBytes: 1 << 20,
+		HTTPReadTimeout: 30 * time.Second, HTTPReadHeaderTimeout: 10 * time.Second, HTTPIdleTimeout: 30 * time.Second,
 		AIModel: "claude-test", AIModels: []string{"claude-test"}, AIDailyRequests: 1000, AIDailyTokens: 1_000_000,
 		FrontendDir: t.TempDir(),
 	}
@@ -70,7 +70,7 @@ func Start(t testing.TB, tweak func(*config.Config)) *Server {
 		stop()
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: h, BaseContext: func(net.Listener) context.Context { return ctx }}
+	srv := app.NewHTTPServer(ctx, cfg, h)
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() {
 		cancel()
