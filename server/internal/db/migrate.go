@@ -66,11 +66,11 @@ func Migrate(ctx context.Context, databaseURL string, withApp bool) (Versions, e
 	if err := carryOverLegacyVersion(ctx, conn); err != nil {
 		return v, fmt.Errorf("carry over the legacy migration version: %w", err)
 	}
-	if v.Platform, err = applySet(ctx, conn, platformSet); err != nil {
+	if v.Platform, err = applySet(ctx, conn, platformSet, latestVersion); err != nil {
 		return v, err
 	}
 	if withApp {
-		if v.App, err = applySet(ctx, conn, appSet); err != nil {
+		if v.App, err = applySet(ctx, conn, appSet, latestVersion); err != nil {
 			return v, err
 		}
 	}
@@ -81,7 +81,11 @@ func Migrate(ctx context.Context, databaseURL string, withApp bool) (Versions, e
 	return v, nil
 }
 
-func applySet(ctx context.Context, conn *pgx.Conn, set migrationSet) (int32, error) {
+// latestVersion asks applySet for every migration of a set.
+const latestVersion = -1
+
+// applySet migrates one set up to target (latestVersion: all of it).
+func applySet(ctx context.Context, conn *pgx.Conn, set migrationSet, target int32) (int32, error) {
 	m, err := migrate.NewMigrator(ctx, conn, set.table)
 	if err != nil {
 		return 0, err
@@ -93,7 +97,12 @@ func applySet(ctx context.Context, conn *pgx.Conn, set migrationSet) (int32, err
 	if err := m.LoadMigrations(sub); err != nil {
 		return 0, fmt.Errorf("load %s migrations: %w", set.name, err)
 	}
-	if err := m.Migrate(ctx); err != nil {
+	if target == latestVersion {
+		err = m.Migrate(ctx)
+	} else {
+		err = m.MigrateTo(ctx, target)
+	}
+	if err != nil {
 		return 0, fmt.Errorf("%s migrations: %w", set.name, err)
 	}
 	return m.GetCurrentVersion(ctx)

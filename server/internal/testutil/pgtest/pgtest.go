@@ -41,6 +41,12 @@ func NewPlatform(t testing.TB) string {
 	return newDatabase(t, false)
 }
 
+// Empty creates a database with no migration applied (for tests of migrating itself).
+func Empty(t testing.TB) string {
+	t.Helper()
+	return create(t, "")
+}
+
 func newDatabase(t testing.TB, withApp bool) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -49,13 +55,26 @@ func newDatabase(t testing.TB, withApp bool) string {
 	if err != nil {
 		t.Fatalf("pgtest: template database: %v", err)
 	}
+	return create(t, tpl)
+}
+
+// create makes a database for the test, cloned from tpl (or a plain one when tpl is
+// empty), dropped with its login role when the test ends.
+func create(t testing.TB, tpl string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	name := "casus_t_" + randomHex(6)
 	admin, err := pgx.Connect(ctx, AdminURL())
 	if err != nil {
 		t.Fatalf("pgtest: connect %s: %v (is PostgreSQL running? scripts/ensure-postgres.sh starts it)", AdminURL(), err)
 	}
 	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, fmt.Sprintf("create database %s template %s", name, tpl)); err != nil {
+	stmt := "create database " + name
+	if tpl != "" {
+		stmt += " template " + tpl
+	}
+	if _, err := admin.Exec(ctx, stmt); err != nil {
 		t.Fatalf("pgtest: create database: %v", err)
 	}
 	t.Cleanup(func() {
