@@ -270,11 +270,12 @@ func TestQuotaReservedAtomically(t *testing.T) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	ok := 0
-	for range 60 {
+	for i := range 60 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			st, _ := e.call(a, map[string]string{"X-Casus-Task": "classify"}, map[string]any{"messages": []map[string]string{{"role": "user", "content": "Speța"}}})
+			// Two uses, so the race is not serialised by one usage row's lock.
+			st, _ := e.call(a, map[string]string{"X-Casus-Task": []string{"classify", "generate"}[i%2]}, map[string]any{"messages": []map[string]string{{"role": "user", "content": "Speța"}}})
 			if st == 200 {
 				mu.Lock()
 				ok++
