@@ -77,6 +77,9 @@ type apiError struct {
 func (e *apiError) Error() string { return e.typ + ": " + e.msg }
 
 func (e *apiError) Render(w http.ResponseWriter, _ *http.Request) {
+	// The gateway's answers are final (it already retried the provider): the official
+	// SDK would otherwise retry a 5xx or 429 on its own, calling the model again.
+	w.Header().Set("x-should-retry", "false")
 	httpx.WriteJSON(w, e.status, map[string]any{"type": "error", "error": map[string]string{"type": e.typ, "message": e.msg}})
 }
 
