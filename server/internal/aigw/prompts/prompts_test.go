@@ -125,6 +125,19 @@ func TestGradeFollowsRubric(t *testing.T) {
 	}
 }
 
+// The detection prompt says what is not evidence, asks for quoted concrete indicators and
+// lets a text with fewer than two pass.
+func TestDetectPrompt(t *testing.T) {
+	d := prompts.Detect()
+	for _, want := range []string{"NU sunt indicii", "registrul juridic formal", "structura șablonului platformei", "citarea corectă",
+		"articole sau decizii inventate", "fapte care nu apar în speță", "calcuri din engleză", "umplutură generică", "contradicții între secțiuni",
+		"se citează exact din text", "mai puțin de două indicii concrete citate trece: probabilitatea este cel mult 30", "<solutie_student>"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("detect prompt lacks %q", want)
+		}
+	}
+}
+
 // The tutor gets the articles' texts, never the reference.
 func TestTutorHasArticlesNotReference(t *testing.T) {
 	tu := prompts.Tutor(sample)
