@@ -67,8 +67,11 @@ func (c *call) tutor(caseID string, msgs []message) error {
 			writeMessage(c.w, c.model, reply)
 		}
 	}
+	if err == errGone {
+		return err // the model was called: the round counts, without its answer
+	}
 	if err != nil {
-		c.s.releaseRound(c.ctx, turnID)
+		c.s.releaseRound(c.ctx, turnID) // the provider failed: the round is given back
 		return err
 	}
 	if _, err := c.s.d.Owner.Exec(context.WithoutCancel(c.ctx), `insert into casus_meta.tutor_turns (user_id, case_id, role, content)
