@@ -318,3 +318,23 @@ func TestUpstreamErrorsAreGeneric(t *testing.T) {
 		t.Fatalf("%d %s", res.StatusCode, body)
 	}
 }
+
+// A moderator's release after an appeal (ai_decision RELEASED, set by the appeal flow's
+// RPC) lets a blocked submission be graded, whatever the probability.
+func TestReleasedSubmissionMayBeGraded(t *testing.T) {
+	e := start(t, nil)
+	a := e.token(userA)
+	sub := e.submission(userA, "Textul blocat pe nedrept")
+	e.fake.Script(aitest.Reply{Text: `{"probability": 85, "decision": "FAILED", "justification": "pare generat"}`})
+	e.call(a, hdr("detect", sub), map[string]any{})
+	if st, _ := e.call(a, hdr("grade", sub), map[string]any{}); st != 403 {
+		t.Fatalf("blocked text graded: %d", st)
+	}
+	if _, err := e.srv.Deps.Owner.Exec(context.Background(), "update case_submissions set ai_decision = 'RELEASED' where id = $1", sub); err != nil {
+		t.Fatal(err)
+	}
+	e.fake.Script(aitest.Reply{Text: gradeText(sum70, 70)})
+	if st, out := e.call(a, hdr("grade", sub), map[string]any{}); st != 200 || !strings.Contains(text(out), "PUNCTAJ TOTAL: 70/100") {
+		t.Fatalf("released: %d %v", st, out)
+	}
+}

@@ -83,7 +83,7 @@ func (c *call) detect(id string) error {
 	}
 	var feedback *string
 	if v.Decision != "PASSED" {
-		f := fmt.Sprintf("Verificarea AI: probabilitate de text generat de AI %.0f%%. %s", v.Probability, v.Justification)
+		f := fmt.Sprintf("Verificarea AI: probabilitate de text generat de AI %.0f%%. %s", *v.Probability, v.Justification)
 		feedback = &f
 	}
 	tag, err := c.s.d.Owner.Exec(c.ctx, `update case_submissions set ai_probability = $2, ai_decision = $3, ai_justification = $4,
@@ -103,9 +103,9 @@ func (c *call) detect(id string) error {
 
 // verdict is a detection result as recorded.
 type verdict struct {
-	Probability   float64 `json:"probability"`
-	Decision      string  `json:"decision"`
-	Justification string  `json:"justification"`
+	Probability   *float64 `json:"probability"` // nil: the detector gave only a PASSED decision
+	Decision      string   `json:"decision"`
+	Justification string   `json:"justification"`
 }
 
 // parseVerdict reads the detector's JSON. The decision counts only together with a
@@ -136,12 +136,12 @@ func parseVerdict(text string) (verdict, bool) {
 	case d.Probability == nil:
 		return verdict{}, false
 	case decision == "":
-		v.Probability = *d.Probability
+		v.Probability = d.Probability
 		v.Decision = map[bool]string{true: "PASSED", false: "FAILED"}[*d.Probability <= 30]
 	case decision == "PASSED" && *d.Probability <= 30, decision == "FAILED" && *d.Probability > 30:
-		v.Probability, v.Decision = *d.Probability, decision
+		v.Probability, v.Decision = d.Probability, decision
 	default:
-		v.Probability, v.Decision = *d.Probability, "FAILED"
+		v.Probability, v.Decision = d.Probability, "FAILED"
 		v.Justification = strings.TrimSpace(fmt.Sprintf("Decizie contradictorie a verificării (%q cu probabilitatea %.0f); tratată ca FAILED. %s",
 			*d.Decision, *d.Probability, v.Justification))
 	}
