@@ -20,8 +20,8 @@ var sample = prompts.Case{
 	Question:     "Poate fi desființat contractul?",
 	Articles:     []string{"Art. 41 C.civ.", "Art. 44 C.civ."},
 	ArticleTexts: []prompts.Article{
-		{Ref: "Art. 41 C.civ.", Text: "Capacitatea de exercițiu restrânsă\n(1) Minorul care a împlinit vârsta de 14 ani are capacitatea de exercițiu restrânsă."},
-		{Ref: "Art. 44 C.civ.", Text: "Sancțiune\n(1) Actele făcute de minorul care nu are capacitate de exercițiu sau care are capacitate de exercițiu restrânsă, altele decât cele prevăzute la art. 41 alin. (3) și la art. 43 alin. (2) și (3), precum și actele făcute de tutore fără autorizarea instanței de tutelă, atunci când această autorizare este cerută de lege, sunt anulabile, chiar fără dovedirea unui prejudiciu."},
+		{Ref: "Art. 41 C.civ.", Text: "Capacitatea de exercițiu restrânsă\n(1) Minorul care a împlinit vârsta de 14 ani are capacitatea de exercițiu restrânsă.\n(1^1) Are capacitate de exercițiu restrânsă și majorul care beneficiază de consiliere judiciară."},
+		{Ref: "Art. 44 C.civ.", Text: "Sancțiune\n(1) Actele făcute de persoana lipsită de capacitate de exercițiu sau cu capacitate de exercițiu restrânsă, altele decât cele prevăzute la art. 41 alin. (3) și la art. 43 alin. (3), precum și actele făcute de tutore fără avizul consiliului de familie sau autorizarea instanței de tutelă, atunci când acestea sunt cerute de lege, sunt anulabile, chiar fără dovedirea unui prejudiciu."},
 	},
 }
 
@@ -106,7 +106,7 @@ func TestGradeFollowsRubric(t *testing.T) {
 		"enunțarea problemelor juridice (3)", "corectitudinea izvoarelor (5)", "jurisprudență / doctrină (5)", "elemente probatorii (5)", "completitudinea soluției (5)",
 		"numerele deciziilor nu sunt cerute; descrierea corectă a interpretării ajunge", "nu penaliza diacriticele sau stilul",
 		"copierea problemei juridice din enunț nu primește punctele de la 1.6", "O secțiune lipsă primește 0 numai în Partea a II-a",
-		"Fiecare greșeală se penalizează o singură dată", "<solutie_student>", "<articol ref=\"Art. 44 C.civ.\">\nSancțiune\n(1) Actele făcute de minorul",
+		"Fiecare greșeală se penalizează o singură dată", "<solutie_student>", "<articol ref=\"Art. 44 C.civ.\">\nSancțiune\n(1) Actele făcute de persoana lipsită",
 		"<referinta_ascunsa>", "nu o cita", "orice rută juridică corectă primește punctele", "2. Calificați vânzarea ca act de dispoziție.",
 		"Concluzie. Contractul este anulabil.", "(1) este actul anulabil – 34 de puncte", "(2) ce se restituie – 16 de puncte"} {
 		if !strings.Contains(strings.ToLower(g), strings.ToLower(want)) {
