@@ -60,9 +60,9 @@ export type Database = {
         ];
       };
       case_submissions: {
-        Row: { id: string; user_id: string; case_id: string; submission_text: string; difficulty_rating: number; status: string; feedback_text: string | null; score: string | null; score_value: number | null; feedback_at: string | null; submitted_at: string; ai_probability: number | null; ai_decision: string | null; ai_justification: string | null; ai_checked_at: string | null; score_breakdown: Json | null; };
-        Insert: { id?: string; user_id?: string; case_id: string; submission_text: string; difficulty_rating?: number; status?: string; feedback_text?: string | null; score?: string | null; score_value?: number | null; feedback_at?: string | null; submitted_at?: string; ai_probability?: number | null; ai_decision?: string | null; ai_justification?: string | null; ai_checked_at?: string | null; score_breakdown?: Json | null; };
-        Update: { id?: string; user_id?: string; case_id?: string; submission_text?: string; difficulty_rating?: number; status?: string; feedback_text?: string | null; score?: string | null; score_value?: number | null; feedback_at?: string | null; submitted_at?: string; ai_probability?: number | null; ai_decision?: string | null; ai_justification?: string | null; ai_checked_at?: string | null; score_breakdown?: Json | null; };
+        Row: { id: string; user_id: string; case_id: string; submission_text: string; difficulty_rating: number; status: string; feedback_text: string | null; score: string | null; score_value: number | null; feedback_at: string | null; submitted_at: string; ai_probability: number | null; ai_decision: string | null; ai_justification: string | null; ai_checked_at: string | null; score_breakdown: Json | null; grade_prompt_version: string | null; grade_model: string | null; grade_reference_used: boolean | null; grading_started_at: string | null; };
+        Insert: { id?: string; user_id?: string; case_id: string; submission_text: string; difficulty_rating?: number; status?: string; feedback_text?: string | null; score?: string | null; score_value?: number | null; feedback_at?: string | null; submitted_at?: string; ai_probability?: number | null; ai_decision?: string | null; ai_justification?: string | null; ai_checked_at?: string | null; score_breakdown?: Json | null; grade_prompt_version?: string | null; grade_model?: string | null; grade_reference_used?: boolean | null; grading_started_at?: string | null; };
+        Update: { id?: string; user_id?: string; case_id?: string; submission_text?: string; difficulty_rating?: number; status?: string; feedback_text?: string | null; score?: string | null; score_value?: number | null; feedback_at?: string | null; submitted_at?: string; ai_probability?: number | null; ai_decision?: string | null; ai_justification?: string | null; ai_checked_at?: string | null; score_breakdown?: Json | null; grade_prompt_version?: string | null; grade_model?: string | null; grade_reference_used?: boolean | null; grading_started_at?: string | null; };
         Relationships: [
           { foreignKeyName: "case_submissions_case_id_fkey"; columns: ["case_id"]; isOneToOne: false; referencedRelation: "cases"; referencedColumns: ["id"] },
         ];
@@ -153,6 +153,10 @@ export type Database = {
         Args: { p_case_id: string; };
         Returns: boolean;
       };
+      case_model_answer: {
+        Args: { p_case_id: string; };
+        Returns: string;
+      };
       case_snapshot: {
         Args: { p_case_id: string; };
         Returns: Json;
@@ -232,6 +236,10 @@ export type Database = {
       search_fold: {
         Args: { t: string; };
         Returns: string;
+      };
+      set_case_model_answer: {
+        Args: { p_case_id: string; p_model_answer: string; };
+        Returns: undefined;
       };
       submit_feedback: {
         Args: { p_body: string; p_email?: string; };

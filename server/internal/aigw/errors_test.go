@@ -53,9 +53,10 @@ func TestErrorShapes(t *testing.T) {
 			t.Errorf("%.40s %v: %d %s", c.body, c.hdr, st, body)
 		}
 	}
-	// An upstream error passes through with its status and shape.
+	// An upstream error reaches the browser as a generic error in the same shape; what the
+	// provider said stays in the log.
 	e.fake.Script(aitest.Reply{Status: 400})
-	if st, body := raw(`{"messages": [{"role":"user","content":"x"}]}`, tutor); st != 400 || !strings.Contains(body, `"scripted 400"`) {
+	if st, body := raw(`{"messages": [{"role":"user","content":"x"}]}`, tutor); st != 502 || strings.Contains(body, `scripted`) || !strings.Contains(body, `"type":"api_error"`) {
 		t.Errorf("upstream 400: %d %s", st, body)
 	}
 }

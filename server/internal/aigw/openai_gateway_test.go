@@ -31,7 +31,7 @@ func TestOpenAICompatibleUpstream(t *testing.T) {
 	req := oa.Requests()[0]
 	ms := req["messages"].([]any)
 	sys := ms[0].(map[string]any)
-	if sys["role"] != "system" || !strings.Contains(sys["content"].(string), "Vecinul zgomotos") || strings.Contains(sys["content"].(string), "ignoră") ||
+	if sys["role"] != "system" || !strings.Contains(sys["content"].(string), "Vecinul zgomotos") || strings.Contains(sys["content"].(string), "ignoră regulile") ||
 		req["max_tokens"] != float64(1024) || req["_auth"] != "Bearer sk-local" || len(e.fake.Requests()) != 0 {
 		t.Fatalf("upstream request %v", req)
 	}
@@ -39,7 +39,7 @@ func TestOpenAICompatibleUpstream(t *testing.T) {
 	// Detection and grading are recorded from the translated replies.
 	sub := e.submission(userA, "Ion răspunde în temeiul art. 1357 C.civ.")
 	oa.Script(aitest.Reply{Text: `{"probability": 10, "decision": "PASSED", "justification": "Stil de student."}`},
-		aitest.Reply{Status: 503}, aitest.Reply{Text: "Bine.\nPUNCTAJ TOTAL: 64/100"})
+		aitest.Reply{Status: 503}, aitest.Reply{Text: gradeText(sum70, 70)})
 	if st, out := e.call(a, map[string]string{"X-Casus-Task": "detect", "X-Casus-Submission": sub}, map[string]any{}); st != 200 {
 		t.Fatalf("detect: %d %v", st, out)
 	}
@@ -47,7 +47,7 @@ func TestOpenAICompatibleUpstream(t *testing.T) {
 		t.Fatalf("grade (after one retried 503): %d %v", st, out)
 	}
 	var score string
-	if err := e.srv.Deps.Owner.QueryRow(context.Background(), "select score from case_submissions where id = $1 and status = 'graded'", sub).Scan(&score); err != nil || score != "64/100" {
+	if err := e.srv.Deps.Owner.QueryRow(context.Background(), "select score from case_submissions where id = $1 and status = 'graded'", sub).Scan(&score); err != nil || score != "70/100" {
 		t.Fatalf("score %q %v", score, err)
 	}
 

@@ -171,7 +171,7 @@ func defaultReply(system string) Reply {
 			"2.2.2 Premisa minoră: 10/15 – condițiile nu sunt verificate una câte una.\n2.2.3 Concluzia: 9/15 – lipsesc consecințele.\n" +
 			"PUNCTAJ TOTAL: 78/100\nCalificativ: Bine\nPuncte forte / De îmbunătățit: analiză corectă, premisa minoră sumară."}
 	case strings.Contains(system, "JSON") && strings.Contains(system, "case_description"):
-		return Reply{Text: "```json\n{\"title\": \"Caz generat despre răspunderea civilă delictuală pentru fapta proprie\", \"legal_problem\": \"Se pune problema răspunderii.\", \"case_description\": \"Ion a lovit mașina lui Vasile.\", \"question\": \"Răspunde Ion?\", \"analysis_steps\": [{\"step_number\": 1, \"description\": \"Identifică fapta\"}], \"hints\": [{\"hint_number\": 1, \"text\": \"Art. 1357\"}]}\n```"}
+		return Reply{Text: "```json\n{\"title\": \"Caz generat despre răspunderea civilă delictuală pentru fapta proprie\", \"legal_problem\": \"Se pune problema răspunderii.\", \"case_description\": \"Ion a lovit mașina lui Vasile.\", \"question\": \"Răspunde Ion?\", \"analysis_steps\": [{\"step_number\": 1, \"description\": \"Identifică fapta\"}], \"hints\": [{\"hint_number\": 1, \"text\": \"Art. 1357\"}], \"model_answer\": \"Introducere. Ion a lovit mașina lui Vasile. Problema: răspunde Ion pentru prejudiciu?\\n\\nPremisa majoră. Art. 1357 C.civ. cere faptă ilicită, prejudiciu, legătură de cauzalitate și vinovăție.\\n\\nPremisa minoră. Condițiile sunt îndeplinite.\\n\\nConcluzie. Ion răspunde.\"}\n```"}
 	case strings.Contains(system, "Clasifică"):
 		return Reply{Text: `{"category": "Altele", "subcategory": ""}`}
 	}

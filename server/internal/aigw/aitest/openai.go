@@ -71,6 +71,10 @@ func (f *OpenAIFake) completions(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(rep.Status)
+		if rep.Raw != "" { // a provider's own error body
+			_, _ = w.Write([]byte(rep.Raw))
+			return
+		}
 		fmt.Fprintf(w, `{"error":{"message":"scripted %d","type":"server_error","code":null}}`, rep.Status)
 		return
 	}

@@ -214,22 +214,26 @@ type CaseSearch struct {
 }
 
 type CaseSubmission struct {
-	ID               pgtype.UUID        `json:"id"`
-	UserID           pgtype.UUID        `json:"user_id"`
-	CaseID           pgtype.UUID        `json:"case_id"`
-	SubmissionText   string             `json:"submission_text"`
-	DifficultyRating int32              `json:"difficulty_rating"`
-	Status           string             `json:"status"`
-	FeedbackText     *string            `json:"feedback_text"`
-	Score            *string            `json:"score"`
-	ScoreValue       pgtype.Numeric     `json:"score_value"`
-	FeedbackAt       pgtype.Timestamptz `json:"feedback_at"`
-	SubmittedAt      pgtype.Timestamptz `json:"submitted_at"`
-	AiProbability    pgtype.Numeric     `json:"ai_probability"`
-	AiDecision       *string            `json:"ai_decision"`
-	AiJustification  *string            `json:"ai_justification"`
-	AiCheckedAt      pgtype.Timestamptz `json:"ai_checked_at"`
-	ScoreBreakdown   []byte             `json:"score_breakdown"`
+	ID                 pgtype.UUID        `json:"id"`
+	UserID             pgtype.UUID        `json:"user_id"`
+	CaseID             pgtype.UUID        `json:"case_id"`
+	SubmissionText     string             `json:"submission_text"`
+	DifficultyRating   int32              `json:"difficulty_rating"`
+	Status             string             `json:"status"`
+	FeedbackText       *string            `json:"feedback_text"`
+	Score              *string            `json:"score"`
+	ScoreValue         pgtype.Numeric     `json:"score_value"`
+	FeedbackAt         pgtype.Timestamptz `json:"feedback_at"`
+	SubmittedAt        pgtype.Timestamptz `json:"submitted_at"`
+	AiProbability      pgtype.Numeric     `json:"ai_probability"`
+	AiDecision         *string            `json:"ai_decision"`
+	AiJustification    *string            `json:"ai_justification"`
+	AiCheckedAt        pgtype.Timestamptz `json:"ai_checked_at"`
+	ScoreBreakdown     []byte             `json:"score_breakdown"`
+	GradePromptVersion *string            `json:"grade_prompt_version"`
+	GradeModel         *string            `json:"grade_model"`
+	GradeReferenceUsed *bool              `json:"grade_reference_used"`
+	GradingStartedAt   pgtype.Timestamptz `json:"grading_started_at"`
 }
 
 type CasusMetaAiUsage struct {
@@ -244,6 +248,15 @@ type CasusMetaSeedState struct {
 	Key         string             `json:"key"`
 	ContentHash string             `json:"content_hash"`
 	LoadedAt    pgtype.Timestamptz `json:"loaded_at"`
+}
+
+type CasusMetaTutorTurn struct {
+	ID        int64              `json:"id"`
+	UserID    pgtype.UUID        `json:"user_id"`
+	CaseID    pgtype.UUID        `json:"case_id"`
+	Role      string             `json:"role"`
+	Content   string             `json:"content"`
+	CreatedAt pgtype.Timestamptz `json:"created_at"`
 }
 
 type CategoryLabel struct {

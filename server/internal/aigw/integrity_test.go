@@ -1,0 +1,340 @@
+package aigw_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"casus/server/internal/aigw/aitest"
+	"casus/server/internal/config"
+)
+
+// gradeText is a well-formed grade: ten criterion lines with the given scores and the
+// stated total.
+func gradeText(scores [10]int, total int) string {
+	labels := []string{"1.1 Citirea și înțelegerea enunțului", "1.2 Identificarea elementelor esențiale și filtrarea celor neesențiale",
+		"1.3 Ordonarea cronologică a elementelor", "1.4 Rezumatul faptelor esențiale", "1.5 Calificarea juridică a faptelor",
+		"1.6 Determinarea problemei juridice", "2.1 Introducere", "2.2.1 Premisa majoră", "2.2.2 Premisa minoră", "2.2.3 Concluzia"}
+	max := []int{5, 8, 5, 7, 10, 5, 10, 20, 15, 15}
+	var b strings.Builder
+	b.WriteString("I. OPERAȚIUNI INTELECTUALE\n")
+	for i, l := range labels {
+		if i == 6 {
+			b.WriteString("II. REDACTAREA SOLUȚIEI\n")
+		}
+		fmt.Fprintf(&b, "%s: %d/%d – motivul %d.\n", l, scores[i], max[i], i+1)
+	}
+	fmt.Fprintf(&b, "PUNCTAJ TOTAL: %d/100\nCalificativ: Excelent\nPuncte forte / De îmbunătățit: ok.", total)
+	return b.String()
+}
+
+// sum70 are ten scores adding up to 70.
+var sum70 = [10]int{4, 6, 4, 5, 7, 4, 7, 14, 10, 9}
+
+var passed = aitest.Reply{Text: `{"probability": 5, "decision": "PASSED", "justification": "ok"}`}
+
+func (e *env) row(sub string) (status string, score *string, feedback *string) {
+	e.t.Helper()
+	if err := e.srv.Deps.Owner.QueryRow(context.Background(), "select status, score, feedback_text from case_submissions where id = $1", sub).Scan(&status, &score, &feedback); err != nil {
+		e.t.Fatal(err)
+	}
+	return
+}
+
+// asStudent runs one statement as the authenticated student, as the data API would.
+func (e *env) asStudent(uid, sql string, args ...any) int64 {
+	e.t.Helper()
+	ctx := context.Background()
+	tx, err := e.srv.Deps.Owner.Begin(ctx)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, `set local role authenticated; select set_config('request.jwt.claims', '{"sub":"`+uid+`","role":"authenticated"}', true)`); err != nil {
+		e.t.Fatal(err)
+	}
+	tag, err := tx.Exec(ctx, sql, args...)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		e.t.Fatal(err)
+	}
+	return tag.RowsAffected()
+}
+
+// waitRequests waits until the fake has received n requests.
+func (e *env) waitRequests(n int) {
+	e.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(e.fake.Requests()) < n {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("the fake received %d requests, want %d", len(e.fake.Requests()), n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func hdr(task, sub string) map[string]string {
+	return map[string]string{"X-Casus-Task": task, "X-Casus-Submission": sub}
+}
+
+// Attack: start the check on a human text with a slow upstream, swap the text for an
+// AI text while it runs, then grade. The PASSED verdict must not land on the new text.
+func TestDetectionVerdictOnlyForTheJudgedText(t *testing.T) {
+	e := start(t, nil)
+	a := e.token(userA)
+	sub := e.submission(userA, "Textul meu, scris de mine.")
+	e.fake.Script(aitest.Reply{Text: `{"probability": 5, "decision": "PASSED", "justification": "stil personal"}`, DelayMS: 300})
+	done := make(chan int)
+	go func() { st, _ := e.call(a, hdr("detect", sub), map[string]any{}); done <- st }()
+	e.waitRequests(1)
+	if n := e.asStudent(userA, "update case_submissions set submission_text = 'Text generat de un model AI.' where id = $1", sub); n != 1 {
+		t.Fatalf("the swap was refused (%d rows): the attack needs it to pass", n)
+	}
+	if st := <-done; st == 200 {
+		t.Fatalf("the check of the old text answered 200 after the text changed")
+	}
+	var decision *string
+	e.srv.Deps.Owner.QueryRow(context.Background(), "select ai_decision from case_submissions where id = $1", sub).Scan(&decision)
+	if decision != nil {
+		t.Fatalf("verdict %s recorded on the swapped text", *decision)
+	}
+	if st, _ := e.call(a, hdr("grade", sub), map[string]any{}); st != 403 {
+		t.Fatalf("the swapped text was graded: %d", st)
+	}
+}
+
+// Attack: swap the text while the grade is in flight. The text is frozen while grading,
+// and the grade lands on the text that was graded.
+func TestGradeOnlyForTheGradedText(t *testing.T) {
+	e := start(t, nil)
+	a := e.token(userA)
+	sub := e.submission(userA, "Soluția trimisă la evaluare.")
+	e.fake.Script(passed, aitest.Reply{Text: gradeText(sum70, 70), DelayMS: 300})
+	e.call(a, hdr("detect", sub), map[string]any{})
+	done := make(chan int)
+	go func() { st, _ := e.call(a, hdr("grade", sub), map[string]any{}); done <- st }()
+	e.waitRequests(2)
+	n := e.asStudent(userA, "update case_submissions set submission_text = 'Alt text, mai bun.' where id = $1", sub)
+	if st := <-done; st != 200 {
+		t.Fatalf("grade: %d", st)
+	}
+	var text string
+	var score string
+	e.srv.Deps.Owner.QueryRow(context.Background(), "select submission_text, score from case_submissions where id = $1", sub).Scan(&text, &score)
+	if n != 0 || text != "Soluția trimisă la evaluare." || score != "70/100" {
+		t.Fatalf("edit during grading: %d rows, text %q, score %s", n, text, score)
+	}
+}
+
+// Attack: fire three grade calls at once hoping to keep the best. Exactly one model call
+// is made and one grade recorded.
+func TestConcurrentGradesRecordOnce(t *testing.T) {
+	e := start(t, nil)
+	a := e.token(userA)
+	sub := e.submission(userA, "O soluție notată o singură dată.")
+	e.fake.Script(passed)
+	e.call(a, hdr("detect", sub), map[string]any{})
+	e.fake.Script(aitest.Reply{Text: gradeText(sum70, 70), DelayMS: 200}, aitest.Reply{Text: gradeText([10]int{5, 8, 5, 7, 10, 5, 10, 20, 15, 15}, 100), DelayMS: 200},
+		aitest.Reply{Text: gradeText([10]int{5, 8, 5, 7, 10, 5, 10, 20, 15, 14}, 99), DelayMS: 200})
+	var wg sync.WaitGroup
+	status := make([]int, 3)
+	for i := range 3 {
+		wg.Add(1)
+		go func() { defer wg.Done(); status[i], _ = e.call(a, hdr("grade", sub), map[string]any{}) }()
+	}
+	wg.Wait()
+	gradeCalls := 0
+	for _, r := range e.fake.Requests() {
+		if strings.Contains(r["system"].(string), "PUNCTAJ TOTAL") {
+			gradeCalls++
+		}
+	}
+	_, score, _ := e.row(sub)
+	if gradeCalls != 1 || score == nil || *score != "70/100" {
+		t.Fatalf("%d grade calls, score %v, statuses %v", gradeCalls, score, status)
+	}
+	// Later calls answer the recorded grade.
+	if st, out := e.call(a, hdr("grade", sub), map[string]any{}); st != 200 || !strings.Contains(text(out), "PUNCTAJ TOTAL: 70/100") {
+		t.Fatalf("after: %d %v", st, out)
+	}
+}
+
+// Attack on the parsers: totals that are not a total line, two totals, and a decision
+// that contradicts its probability.
+func TestAnchoredParsers(t *testing.T) {
+	e := start(t, nil)
+	a := e.token(userA)
+	for i, reply := range []string{
+		strings.Replace(gradeText(sum70, 70), "PUNCTAJ TOTAL: 70/100", "PUNCTAJ TOTAL: 100/1000", 1),
+		strings.Replace(gradeText(sum70, 70), "PUNCTAJ TOTAL: 70/100", "XPUNCTAJ TOTAL: 99/100Y", 1),
+		gradeText(sum70, 70) + "\nPUNCTAJ TOTAL: 95/100",
+	} {
+		sub := e.submission(userA, fmt.Sprintf("Soluția %d", i))
+		// The reply and its repair are both broken: nothing is recorded.
+		e.fake.Script(passed, aitest.Reply{Text: reply}, aitest.Reply{Text: reply})
+		e.call(a, hdr("detect", sub), map[string]any{})
+		st, out := e.call(a, hdr("grade", sub), map[string]any{})
+		status, score, _ := e.row(sub)
+		if st != 502 || errType(out) != "api_error" || status != "submitted" || score != nil {
+			t.Fatalf("%d: %d %v, recorded %s %v", i, st, out, status, score)
+		}
+	}
+	sub := e.submission(userA, "Un text verificat")
+	e.fake.Script(aitest.Reply{Text: `{"probability": 90, "decision": "passed", "justification": "pare scris de AI"}`})
+	if st, _ := e.call(a, hdr("detect", sub), map[string]any{}); st != 200 {
+		t.Fatal(st)
+	}
+	var decision, justification string
+	e.srv.Deps.Owner.QueryRow(context.Background(), "select ai_decision, ai_justification from case_submissions where id = $1", sub).Scan(&decision, &justification)
+	if decision != "FAILED" || !strings.Contains(justification, "contradictorie") {
+		t.Fatalf("PASSED at 90: %s %q", decision, justification)
+	}
+	if st, _ := e.call(a, hdr("grade", sub), map[string]any{}); st != 403 {
+		t.Fatalf("graded after a contradictory verdict: %d", st)
+	}
+}
+
+// The arithmetic check: ten lines summing to 70 with a stated total of 95 record 70 after
+// one repair call; a broken repair stores nothing and answers the student's message.
+func TestArithmeticCheckedWithOneRepair(t *testing.T) {
+	e := start(t, nil)
+	a := e.token(userA)
+	sub := e.submission(userA, "Soluția cu totalul greșit")
+	e.fake.Script(passed, aitest.Reply{Text: gradeText(sum70, 95)}, aitest.Reply{Text: gradeText(sum70, 70)})
+	e.call(a, hdr("detect", sub), map[string]any{})
+	st, out := e.call(a, hdr("grade", sub), map[string]any{})
+	status, score, feedback := e.row(sub)
+	if st != 200 || status != "graded" || *score != "70/100" || !strings.Contains(text(out), "Calificativ: Bine") || !strings.Contains(*feedback, "Calificativ: Bine") {
+		t.Fatalf("%d %v, recorded %s %v", st, out, status, score)
+	}
+	reqs := e.fake.Requests()
+	repair, _ := json.Marshal(reqs[len(reqs)-1]["messages"])
+	if len(reqs) != 3 || !strings.Contains(string(repair), "PUNCTAJ TOTAL: 95/100") || !strings.Contains(string(repair), "suma celor zece linii este 70, iar totalul declarat 95") {
+		t.Fatalf("repair request: %s", repair)
+	}
+	var breakdown []map[string]any
+	var version, model string
+	var refUsed bool
+	e.srv.Deps.Owner.QueryRow(context.Background(), "select score_breakdown, grade_prompt_version, grade_model, grade_reference_used from case_submissions where id = $1", sub).Scan(&breakdown, &version, &model, &refUsed)
+	if len(breakdown) != 10 || breakdown[0]["id"] != "1.1" || breakdown[7]["id"] != "2.2.1" || breakdown[7]["score"] != float64(14) || breakdown[7]["max"] != float64(20) ||
+		breakdown[7]["label"] != "Premisa majoră" || breakdown[7]["comment"] != "motivul 8." || version == "" || model != "claude-test" || refUsed {
+		t.Fatalf("recorded %v %s %s %v", breakdown, version, model, refUsed)
+	}
+
+	broken := e.submission(userA, "Soluția cu reparația greșită")
+	e.fake.Script(passed, aitest.Reply{Text: gradeText(sum70, 95)}, aitest.Reply{Text: gradeText(sum70, 94)})
+	e.call(a, hdr("detect", broken), map[string]any{})
+	req, _ := http.NewRequest("POST", e.srv.URL+"/ai/v1/messages", strings.NewReader(`{}`))
+	req.Header.Set("Authorization", "Bearer "+a)
+	req.Header.Set("X-Casus-Task", "grade")
+	req.Header.Set("X-Casus-Submission", broken)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	status, score, feedback = e.row(broken)
+	var shape map[string]any
+	_ = json.Unmarshal(body, &shape)
+	want := map[string]any{"type": "error", "error": map[string]any{"type": "api_error", "message": "Evaluarea nu a putut fi finalizată. Încearcă din nou."}}
+	if res.StatusCode != 502 || fmt.Sprint(shape) != fmt.Sprint(want) ||
+		status != "submitted" || score != nil || feedback != nil {
+		t.Fatalf("broken repair: %d %s, recorded %s %v %v", res.StatusCode, body, status, score, feedback)
+	}
+	// Missing lines are repaired the same way.
+	short := e.submission(userA, "Soluția cu un total singur")
+	e.fake.Script(passed, aitest.Reply{Text: "Bine.\nPUNCTAJ TOTAL: 61/100"}, aitest.Reply{Text: gradeText(sum70, 70)})
+	e.call(a, hdr("detect", short), map[string]any{})
+	if st, _ := e.call(a, hdr("grade", short), map[string]any{}); st != 200 {
+		t.Fatal(st)
+	}
+	if _, score, _ := e.row(short); *score != "70/100" {
+		t.Fatalf("short grade recorded %s", *score)
+	}
+}
+
+// Quotas are reserved before the upstream call under a lock: 60 concurrent calls against
+// a limit of 40 let at most 40 through; an oversized message never reaches the model.
+func TestQuotaReservedAtomically(t *testing.T) {
+	e := start(t, func(c *config.Config) { c.AIDailyRequests = 40 })
+	a := e.token(userA)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	ok := 0
+	for i := range 60 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Two uses, so the race is not serialised by one usage row's lock.
+			st, _ := e.call(a, map[string]string{"X-Casus-Task": []string{"classify", "generate"}[i%2]}, map[string]any{"messages": []map[string]string{{"role": "user", "content": "Speța"}}})
+			if st == 200 {
+				mu.Lock()
+				ok++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if n := len(e.fake.Requests()); n > 40 || ok > 40 {
+		t.Fatalf("%d upstream calls, %d answered, limit 40", n, ok)
+	}
+	n := len(e.fake.Requests())
+	big := strings.Repeat("întrebare ", 50_000) // 500 kB
+	st, out := e.call(e.token(userB), map[string]string{"X-Casus-Task": "tutor", "X-Casus-Case": caseID}, map[string]any{"messages": []map[string]string{{"role": "user", "content": big}}})
+	if st != 413 || errType(out) != "request_too_large" || len(e.fake.Requests()) != n {
+		t.Fatalf("oversized tutor message: %d %v", st, out)
+	}
+}
+
+// Provider errors reach the browser as one generic Anthropic-shaped error; what the
+// provider said (here a masked key in an OpenAI 401) stays in the log.
+func TestUpstreamErrorsAreGeneric(t *testing.T) {
+	oa, err := aitest.StartOpenAI("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(oa.Close)
+	e := start(t, func(c *config.Config) { c.AIProvider, c.OpenAIBase, c.OpenAIAPIKey = "openai", oa.URL, "sk-local" })
+	oa.Script(aitest.Reply{Status: 401, Raw: `{"error":{"message":"Incorrect API key provided: sk-loc*****cal.","type":"invalid_request_error","code":"invalid_api_key"}}`})
+	req, _ := http.NewRequest("POST", e.srv.URL+"/ai/v1/messages", strings.NewReader(`{"messages": [{"role":"user","content":"x"}]}`))
+	req.Header.Set("Authorization", "Bearer "+e.token(userA))
+	req.Header.Set("X-Casus-Task", "classify")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 502 || strings.Contains(string(body), "sk-") || strings.Contains(string(body), "API key") || !strings.Contains(string(body), `"type":"error"`) {
+		t.Fatalf("%d %s", res.StatusCode, body)
+	}
+}
+
+// A moderator's release after an appeal (ai_decision RELEASED, set by the appeal flow's
+// RPC) lets a blocked submission be graded, whatever the probability.
+func TestReleasedSubmissionMayBeGraded(t *testing.T) {
+	e := start(t, nil)
+	a := e.token(userA)
+	sub := e.submission(userA, "Textul blocat pe nedrept")
+	e.fake.Script(aitest.Reply{Text: `{"probability": 85, "decision": "FAILED", "justification": "pare generat"}`})
+	e.call(a, hdr("detect", sub), map[string]any{})
+	if st, _ := e.call(a, hdr("grade", sub), map[string]any{}); st != 403 {
+		t.Fatalf("blocked text graded: %d", st)
+	}
+	if _, err := e.srv.Deps.Owner.Exec(context.Background(), "update case_submissions set ai_decision = 'RELEASED' where id = $1", sub); err != nil {
+		t.Fatal(err)
+	}
+	e.fake.Script(aitest.Reply{Text: gradeText(sum70, 70)})
+	if st, out := e.call(a, hdr("grade", sub), map[string]any{}); st != 200 || !strings.Contains(text(out), "PUNCTAJ TOTAL: 70/100") {
+		t.Fatalf("released: %d %v", st, out)
+	}
+}

@@ -1,0 +1,183 @@
+package aigw
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"casus/server/internal/aigw/prompts"
+	"casus/server/internal/authn"
+	"casus/server/internal/db"
+	"casus/server/internal/lawcodes"
+)
+
+// tutorRounds is how many questions reach the model per user and case; from the next
+// one on the tutor answers the fixed closing message.
+const tutorRounds = 4
+
+// tutor answers one question of the Socratic tutor. The rounds and the history the model
+// sees come from the gateway's own record of this user's conversation on this case
+// (casus_meta.tutor_turns), never from the request: only the request's last user
+// message, as text, is taken from it, so a forged assistant turn or a shortened history
+// changes nothing. The case is read under the caller's RLS.
+func (c *call) tutor(caseID string, msgs []message) error {
+	if caseID == "" {
+		return bad("X-Casus-Case is required for the tutor")
+	}
+	last := lastUser(msgs)
+	if len(last) == 0 {
+		return bad("messages must not be empty")
+	}
+	question, ok := textOf(last[0].Content)
+	if !ok || strings.TrimSpace(question) == "" {
+		return bad("the last user message must be text")
+	}
+	if utf8.RuneCountInString(question) > c.settings.MaxInput {
+		return tooLarge(c.settings.MaxInput)
+	}
+	cs, err := c.s.loadCaseAs(c.ctx, c.claims, caseID)
+	if err != nil {
+		return err
+	}
+	// The round is claimed before the model call, under a per-user-and-case lock, so
+	// concurrent questions cannot all slip in as the 4th; a failed call gives it back.
+	history, turnID, err := c.s.claimRound(c.ctx, c.uid, caseID, question)
+	if err != nil {
+		return err
+	}
+	if turnID == 0 {
+		writeFixed(c.w, c.stream, c.model, prompts.TutorClosing)
+		return nil
+	}
+	if err := c.s.reserve(c.ctx, c.uid, c.task); err != nil {
+		c.s.releaseRound(c.ctx, turnID)
+		return err
+	}
+	turns := append(history, turn{"user", question})
+	var reply string
+	if c.stream {
+		reply, err = c.relay(prompts.Tutor(cs), turns)
+	} else {
+		reply, err = c.complete(prompts.Tutor(cs), turns)
+		if err == nil {
+			writeMessage(c.w, c.model, reply)
+		}
+	}
+	if err == errGone {
+		return err // the model was called: the round counts, without its answer
+	}
+	if err != nil {
+		c.s.releaseRound(c.ctx, turnID) // the provider failed: the round is given back
+		return err
+	}
+	if _, err := c.s.d.Owner.Exec(context.WithoutCancel(c.ctx), `insert into casus_meta.tutor_turns (user_id, case_id, role, content)
+		values ($1, $2, 'assistant', $3)`, c.uid, caseID, reply); err != nil {
+		c.s.d.Log.Error("tutor turn", "err", err)
+	}
+	return nil
+}
+
+// claimRound records the question as this user's next round on the case and returns the
+// earlier turns, or turnID 0 when the rounds are used up.
+func (s *Server) claimRound(ctx context.Context, uid, caseID, question string) (history []turn, turnID int64, err error) {
+	err = pgx.BeginFunc(ctx, s.d.Owner, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "select pg_advisory_xact_lock(hashtextextended($1 || '/' || $2, 15))", uid, caseID); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `select role, content from casus_meta.tutor_turns where user_id = $1 and case_id = $2 order by id`, uid, caseID)
+		if err != nil {
+			return err
+		}
+		asked := 0
+		for rows.Next() {
+			var t turn
+			if err := rows.Scan(&t.Role, &t.Content); err != nil {
+				return err
+			}
+			if t.Role == "user" {
+				asked++
+			}
+			// A question whose answer never came (the browser left mid-stream) is kept
+			// as a round but not sent again: the model sees strict user/assistant turns.
+			if n := len(history); n > 0 && history[n-1].Role == t.Role {
+				history = history[:n-1]
+			}
+			history = append(history, t)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if n := len(history); n > 0 && history[n-1].Role == "user" {
+			history = history[:n-1]
+		}
+		if asked >= tutorRounds {
+			return nil
+		}
+		return tx.QueryRow(ctx, `insert into casus_meta.tutor_turns (user_id, case_id, role, content) values ($1, $2, 'user', $3) returning id`,
+			uid, caseID, question).Scan(&turnID)
+	})
+	return history, turnID, err
+}
+
+func (s *Server) releaseRound(ctx context.Context, turnID int64) {
+	if _, err := s.d.Owner.Exec(context.WithoutCancel(ctx), "delete from casus_meta.tutor_turns where id = $1", turnID); err != nil {
+		s.d.Log.Error("tutor turn", "err", err)
+	}
+}
+
+// loadCaseAs reads a case as the caller, so RLS decides whether they may see it (a
+// rejected case of another author is "not found", as through the data API).
+func (s *Server) loadCaseAs(ctx context.Context, claims *authn.Claims, id string) (prompts.Case, error) {
+	var c prompts.Case
+	err := db.AsRole(ctx, s.d.API, claims, db.ReadOnly, db.RequestInfo{}, func(tx pgx.Tx) error {
+		var err error
+		c, err = readCase(ctx, tx, id)
+		return err
+	})
+	return c, err
+}
+
+// querier is what readCase needs of a transaction or a pool.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+var _ querier = (*pgxpool.Pool)(nil)
+
+// readCase reads a case with its cited articles and their texts from code_articles.
+func readCase(ctx context.Context, q querier, id string) (prompts.Case, error) {
+	var c prompts.Case
+	err := q.QueryRow(ctx, `select title, legal_problem, case_description, question,
+		coalesce((select array_agg(article_reference order by article_number) from case_articles where case_id = c.id), '{}')
+		from cases c where id::text = $1`, id).Scan(&c.Title, &c.LegalProblem, &c.Description, &c.Question, &c.Articles)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return c, &apiError{404, "not_found_error", "Cazul nu există."}
+	}
+	if err != nil {
+		return c, err
+	}
+	for _, ref := range c.Articles {
+		a := prompts.Article{Ref: ref}
+		if r, err := lawcodes.ParseReference(ref); err == nil {
+			var title *string
+			var body string
+			err := q.QueryRow(ctx, "select title, body from code_articles where code = $1 and article_number = $2", r.Code, r.Number).Scan(&title, &body)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return c, err
+			}
+			if err == nil {
+				a.Text = body
+				if title != nil && *title != "" {
+					a.Text = *title + "\n" + body
+				}
+			}
+		}
+		c.ArticleTexts = append(c.ArticleTexts, a)
+	}
+	return c, nil
+}
