@@ -4,7 +4,9 @@
 --   only while it is 'submitted'); the update policy of 005 lets the owner edit only a
 --   'submitted' row, so the text cannot change while a grade is in flight. A failed call
 --   puts it back to 'submitted'; a grade is recorded only from 'grading', exactly once.
---   grading_started_at lets a claim left behind by a crashed server expire.
+--   grading_holder names the server process that holds the claim (the key of a session
+--   advisory lock it keeps while it lives), so a claim of a server that died can be taken
+--   again at once; grading_started_at bounds any claim in time as well.
 -- * Every grade records how it was made: the prompt version, the model, and whether the
 --   hidden reference block (model answer, steps, article texts) was in the prompt. The
 --   strictness is difficulty_rating. score_breakdown holds the ten criteria in rubric
@@ -23,7 +25,8 @@ alter table public.case_submissions
   add column grade_prompt_version text,
   add column grade_model text,
   add column grade_reference_used boolean,
-  add column grading_started_at timestamptz;
+  add column grading_started_at timestamptz,
+  add column grading_holder bigint;
 
 create table casus_meta.tutor_turns (
   id bigint generated always as identity primary key,

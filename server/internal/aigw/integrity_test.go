@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"casus/server/internal/aigw/aitest"
 	"casus/server/internal/config"
 )
@@ -336,5 +338,41 @@ func TestReleasedSubmissionMayBeGraded(t *testing.T) {
 	e.fake.Script(aitest.Reply{Text: gradeText(sum70, 70)})
 	if st, out := e.call(a, hdr("grade", sub), map[string]any{}); st != 200 || !strings.Contains(text(out), "PUNCTAJ TOTAL: 70/100") {
 		t.Fatalf("released: %d %v", st, out)
+	}
+}
+
+// A claim left by a server that died (its holder key is held by no session) is taken
+// again at once; a claim of a live server still answers 409 until it ends.
+func TestClaimOfADeadServerIsFreeAtOnce(t *testing.T) {
+	e := start(t, nil)
+	a := e.token(userA)
+	ctx := context.Background()
+	live := e.submission(userA, "O soluție rămasă în evaluare de un server care trăiește.")
+	dead := e.submission(userA, "O soluție rămasă în evaluare de un server oprit brusc.")
+	for _, sub := range []string{live, dead} {
+		e.fake.Script(passed)
+		e.call(a, hdr("detect", sub), map[string]any{})
+	}
+	// A live holder: a session of our own holding the lock on its key.
+	holder, err := pgx.Connect(ctx, e.srv.Deps.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close(ctx)
+	const liveKey, deadKey = int64(0x1234_5678_9abc), int64(0x0fed_cba9_8765)
+	if _, err := holder.Exec(ctx, "select pg_advisory_lock($1)", liveKey); err != nil {
+		t.Fatal(err)
+	}
+	for sub, key := range map[string]int64{live: liveKey, dead: deadKey} {
+		if _, err := e.srv.Deps.Owner.Exec(ctx, `update case_submissions set status = 'grading', grading_started_at = now(), grading_holder = $2 where id = $1`, sub, key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st, out := e.call(a, hdr("grade", live), map[string]any{}); st != 409 {
+		t.Fatalf("a live server's claim was taken: %d %v", st, out)
+	}
+	e.fake.Script(aitest.Reply{Text: gradeText(sum70, 70)})
+	if st, out := e.call(a, hdr("grade", dead), map[string]any{}); st != 200 || !strings.Contains(text(out), "PUNCTAJ TOTAL: 70/100") {
+		t.Fatalf("a dead server's claim was not taken again: %d %v", st, out)
 	}
 }

@@ -27,13 +27,14 @@ import (
 
 // Server is the gateway.
 type Server struct {
-	d  deps.Deps
-	up *upstream
+	d      deps.Deps
+	up     *upstream
+	holder *claimHolder
 }
 
 // New configures the upstream (nil when no provider is configured).
 func New(_ context.Context, d deps.Deps) (*Server, error) {
-	s := &Server{d: d}
+	s := &Server{d: d, holder: holdClaims(d.DatabaseURL, d.Log)}
 	switch d.Config.AIProvider {
 	case "anthropic":
 		s.up = &upstream{base: d.Config.AnthropicBase, key: d.Config.AnthropicAPIKey, client: &http.Client{Timeout: 10 * time.Minute}, backoff: 500 * time.Millisecond}
@@ -48,6 +49,9 @@ func New(_ context.Context, d deps.Deps) (*Server, error) {
 	}
 	return s, nil
 }
+
+// Close gives up this process's grading-claim holder.
+func (s *Server) Close() error { return s.holder.Close() }
 
 // Routes registers the endpoint.
 func (s *Server) Routes(mux *http.ServeMux) {

@@ -27,8 +27,9 @@ const passedSQL = `coalesce(upper(coalesce(ai_decision, '')) in ('PASSED', 'RELE
 const recordedSQL = `case when status = 'graded' then coalesce(feedback_text, '')
 	else json_build_object('probability', ai_probability, 'decision', ai_decision, 'justification', ai_justification)::text end`
 
-// staleClaim is how long a 'grading' claim holds: longer than any model call (the
-// upstream client gives up after 10 minutes), so only a crashed server's claim expires.
+// staleClaim is how long a 'grading' claim holds at most: longer than any model call (the
+// upstream client gives up after 10 minutes). A claim whose server died is free at once
+// (claimHolder).
 const staleClaim = 15 * time.Minute
 
 type submissionState struct {
@@ -158,11 +159,11 @@ func (c *call) grade(id string) error {
 	var text, caseID string
 	var level int
 	var claimed time.Time
-	err := c.s.d.Owner.QueryRow(c.ctx, `update case_submissions set status = 'grading', grading_started_at = clock_timestamp()
+	err := c.s.d.Owner.QueryRow(c.ctx, `update case_submissions set status = 'grading', grading_started_at = clock_timestamp(), grading_holder = $5
 		where id::text = $1 and user_id::text = $2 and `+passedSQL+` and char_length(submission_text) <= $3
-		  and (status = 'submitted' or (status = 'grading' and grading_started_at < now() - $4::interval))
+		  and (status = 'submitted' or (status = 'grading' and (grading_started_at < now() - $4::interval or not `+heldSQL+`)))
 		returning submission_text, case_id::text, difficulty_rating, grading_started_at`,
-		id, c.uid, c.settings.MaxInput, staleClaim.String()).Scan(&text, &caseID, &level, &claimed)
+		id, c.uid, c.settings.MaxInput, staleClaim.String(), c.s.holder.key).Scan(&text, &caseID, &level, &claimed)
 	if errors.Is(err, pgx.ErrNoRows) {
 		sub, err := c.s.loadSubmission(c.ctx, c.uid, id)
 		switch {
@@ -183,7 +184,7 @@ func (c *call) grade(id string) error {
 		return err
 	}
 	release := func() {
-		if _, err := c.s.d.Owner.Exec(context.WithoutCancel(c.ctx), `update case_submissions set status = 'submitted', grading_started_at = null
+		if _, err := c.s.d.Owner.Exec(context.WithoutCancel(c.ctx), `update case_submissions set status = 'submitted', grading_started_at = null, grading_holder = null
 			where id::text = $1 and status = 'grading' and grading_started_at = $2`, id, claimed); err != nil {
 			c.s.d.Log.Error("ai grade release", "err", err)
 		}
@@ -238,7 +239,7 @@ func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Tim
 	}
 	breakdown, _ := json.Marshal(g.criteria)
 	tag, err := c.s.d.Owner.Exec(c.ctx, `update case_submissions set score = $2, score_value = $3, feedback_text = $4, status = 'graded',
-		feedback_at = now(), score_breakdown = $5, grade_prompt_version = $6, grade_model = $7, grade_reference_used = $8, grading_started_at = null
+		feedback_at = now(), score_breakdown = $5, grade_prompt_version = $6, grade_model = $7, grade_reference_used = $8, grading_started_at = null, grading_holder = null
 		where id::text = $1 and status = 'grading' and grading_started_at = $9 and submission_text = $10`,
 		id, fmt.Sprintf("%d/100", g.total), g.total, feedback, breakdown, prompts.Version, c.model, ref != nil, claimed, text)
 	if err != nil {
