@@ -204,9 +204,6 @@ func TestConcurrentCallsRecordOnce(t *testing.T) {
 	e := start(t, nil)
 	a := e.token(userA)
 	sub := e.submission(userA, "Soluția mea.")
-	grade := func(total string) string {
-		return "2.2.1 Premisa majoră: 17/20 – bine.\nPUNCTAJ TOTAL: " + total + "/100"
-	}
 	race := func(task string, replies ...aitest.Reply) []string {
 		e.fake.Reset()
 		e.fake.Script(replies...)
@@ -251,7 +248,7 @@ func TestConcurrentCallsRecordOnce(t *testing.T) {
 			t.Errorf("a caller was answered a check that is not the recorded one (%q): %q", justification, c)
 		}
 	}
-	grades := race("grade", aitest.Reply{Text: grade("78")}, aitest.Reply{Text: grade("45"), DelayMS: 100})
+	grades := race("grade", aitest.Reply{Text: gradeText(sum70, 70)}, aitest.Reply{Text: gradeText([10]int{3, 5, 3, 4, 5, 3, 5, 10, 7, 5}, 50), DelayMS: 100})
 	var score string
 	var feedback string
 	if err := e.srv.Deps.Owner.QueryRow(context.Background(), "select score, feedback_text from case_submissions where id = $1", sub).Scan(&score, &feedback); err != nil {
