@@ -346,6 +346,13 @@ func (f *changeFeed) listen() {
 		if err == nil {
 			_, err = conn.Exec(f.s.ctx, "listen "+changesChannel+"; listen pgrst")
 		}
+		if err == nil {
+			// A publication change committed before LISTEN took effect (at start, or while
+			// reconnecting) notified nobody: read the tables again now that we listen.
+			if rerr := f.reload(f.s.ctx); rerr != nil && f.s.ctx.Err() == nil {
+				f.s.d.Log.Error("realtime: reload tables", "err", rerr)
+			}
+		}
 		for err == nil {
 			var n *pgconn.Notification
 			n, err = conn.WaitForNotification(f.s.ctx)
