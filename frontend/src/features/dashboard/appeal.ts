@@ -1,0 +1,55 @@
+import { supabase } from '../../lib/supabase';
+
+// The appeal of a blocked AI check (issue 15 §3). The database decides everything: only the
+// owner of a blocked submission may ask (request_human_review), only moderators decide.
+
+export type AppealStatus = 'pending' | 'released' | 'confirmed';
+export type Appeal = { id: string; submission_id: string; status: AppealStatus; decision_reason: string | null };
+
+const COLUMNS = 'id, submission_id, status, decision_reason';
+
+export async function requestHumanReview(submissionId: string): Promise<Appeal> {
+  const { data, error } = await supabase().rpc('request_human_review', { p_submission_id: submissionId });
+  if (error) throw error;
+  return data as Appeal;
+}
+
+export async function loadAppeal(id: string): Promise<Appeal | null> {
+  const { data } = await supabase().from('submission_appeals').select(COLUMNS).eq('id', id).maybeSingle();
+  return (data as Appeal | null) ?? null;
+}
+
+// The student's latest appeal on a case whose submission is still ungraded (what the case
+// page shows when it opens), with that submission's text and strictness.
+export async function openAppealOnCase(caseId: string, userId: string): Promise<{ appeal: Appeal; text: string; level: number } | null> {
+  const { data } = await supabase()
+    .from('submission_appeals')
+    .select(`${COLUMNS}, case_submissions!inner(status, submission_text, difficulty_rating)`)
+    .eq('case_id', caseId)
+    .eq('user_id', userId)
+    .neq('case_submissions.status', 'graded')
+    .order('requested_at', { ascending: false })
+    .limit(1);
+  const row = data?.[0] as (Appeal & { case_submissions: { submission_text: string; difficulty_rating: number } }) | undefined;
+  if (!row) return null;
+  const { case_submissions: sub, ...appeal } = row;
+  return { appeal, text: sub.submission_text, level: sub.difficulty_rating };
+}
+
+// Follows one appeal live: onChange gets each new state of the row; onLive fires once the
+// subscription is joined (after which the row is read again, so a decision taken before
+// the join is not missed). Returns the unsubscribe function.
+export function watchAppeal(id: string, onChange: (a: Appeal) => void, onLive: () => void): () => void {
+  const sb = supabase();
+  const ch = sb
+    .channel(`appeal-${id}`)
+    .on('postgres_changes', { event: 'UPDATE', schema: 'public', table: 'submission_appeals', filter: `id=eq.${id}` }, (p) => onChange(p.new as Appeal))
+    .subscribe((status) => {
+      if (status !== 'SUBSCRIBED') return;
+      onLive();
+      loadAppeal(id).then((a) => a && onChange(a));
+    });
+  return () => {
+    sb.removeChannel(ch);
+  };
+}
