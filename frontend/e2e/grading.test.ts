@@ -115,6 +115,11 @@ test('appeal: blocked → human check → a moderator releases → graded, seen 
     await mod.getByLabel('Motivul confirmării blocării').fill('Textul nu are legătură cu faptele speței.');
     await mod.getByRole('button', { name: 'Confirmă blocarea' }).click();
     await student.getByText('Un moderator a confirmat blocarea. Motiv: Textul nu are legătură cu faptele speței.').waitFor();
+    // Coming back to the case later shows the outcome again, with the text under appeal.
+    await student.reload();
+    await openCase(student, code);
+    await student.getByText('Un moderator a confirmat blocarea. Motiv: Textul nu are legătură cu faptele speței.').waitFor();
+    expect(await student.getByLabel('Soluția ta').inputValue()).toBe('Un al doilea text, tot al meu.');
   });
 
   await step(student, 'appeal-progress', async () => {

@@ -19,21 +19,17 @@ export async function loadAppeal(id: string): Promise<Appeal | null> {
   return (data as Appeal | null) ?? null;
 }
 
-// The student's latest appeal on a case whose submission is still ungraded (what the case
-// page shows when it opens), with that submission's text and strictness.
+// The appeal on the student's latest submission to a case, if that submission is still
+// ungraded (what the case page shows when it opens), with its text and strictness.
 export async function openAppealOnCase(caseId: string, userId: string): Promise<{ appeal: Appeal; text: string; level: number } | null> {
-  const { data } = await supabase()
-    .from('submission_appeals')
-    .select(`${COLUMNS}, case_submissions!inner(status, submission_text, difficulty_rating)`)
-    .eq('case_id', caseId)
-    .eq('user_id', userId)
-    .neq('case_submissions.status', 'graded')
-    .order('requested_at', { ascending: false })
-    .limit(1);
-  const row = data?.[0] as (Appeal & { case_submissions: { submission_text: string; difficulty_rating: number } }) | undefined;
-  if (!row) return null;
-  const { case_submissions: sub, ...appeal } = row;
-  return { appeal, text: sub.submission_text, level: sub.difficulty_rating };
+  const sb = supabase();
+  const { data: last } = await sb.from('case_submissions').select('id, status, submission_text, difficulty_rating').eq('case_id', caseId).eq('user_id', userId)
+    .order('submitted_at', { ascending: false }).limit(1);
+  const sub = last?.[0];
+  if (!sub || sub.status === 'graded') return null;
+  const { data } = await sb.from('submission_appeals').select(COLUMNS).eq('submission_id', sub.id).maybeSingle();
+  if (!data) return null;
+  return { appeal: data as Appeal, text: sub.submission_text, level: sub.difficulty_rating };
 }
 
 // Follows one appeal live: onChange gets each new state of the row; onLive fires once the
