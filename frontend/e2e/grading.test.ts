@@ -137,7 +137,7 @@ test('appeal: blocked → human check → a moderator releases → graded, seen 
   });
   await sctx.close();
   await mctx.close();
-});
+}, 240_000);
 
 test('revise and resubmit: per-criterion change; My Progress groups by case with the criterion view', async () => {
   await resetAI();
@@ -193,4 +193,4 @@ test('revise and resubmit: per-criterion change; My Progress groups by case with
     expect(await page.getByRole('img', { name: /Evoluția punctajelor: .*78 \(Greu\), .*80 \(Greu\)/ }).count()).toBe(1);
   });
   await ctx.close();
-});
+}, 180_000);
