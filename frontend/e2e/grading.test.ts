@@ -194,3 +194,47 @@ test('revise and resubmit: per-criterion change; My Progress groups by case with
   });
   await ctx.close();
 }, 180_000);
+
+test('model answer: generated, edited and saved with the case; the moderator reads and edits it in review', async () => {
+  await resetAI();
+  const [s, m] = await Promise.all([makeStudent(), makeModerator()]);
+  const answer = 'Introducere: Ion a luat bunul Mariei. Premisa majoră: art. 228 C.pen. Premisa minoră: faptele. Concluzie: furt.';
+  const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await login(ctx, s.email, s.password);
+  let code = '';
+  await step(page, 'model-answer-generator', async () => {
+    await page.getByRole('link', { name: 'Generează caz' }).click();
+    await page.getByRole('heading', { name: 'Domeniu' }).waitFor();
+    await page.getByLabel('Drept Penal').check();
+    for (let i = 0; i < 4; i++) await page.getByRole('button', { name: 'Continuă' }).click();
+    await page.getByRole('heading', { name: 'Configurare' }).waitFor();
+    await script([{ text: JSON.stringify({ title: 'Furtul unei biciclete din curtea vecinului într-o noapte de vară', legal_problem: 'Este furt?', case_description: 'Ion a luat bicicleta Mariei.', question: 'Ce infracțiune?', analysis_steps: [{ step_number: 1, description: 'Pas' }], hints: [{ hint_number: 1, text: 'Indiciu' }], model_answer: answer }) }]);
+    await page.getByRole('button', { name: 'Generează cazul' }).click();
+    await page.getByRole('heading', { name: 'Editează și salvează' }).waitFor({ timeout: 15_000 });
+    const field = page.getByLabel('Soluția model');
+    expect(await field.inputValue()).toBe(answer);
+    await field.fill(answer + ' Pedeapsa: art. 228 alin. (1).');
+    code = await page.getByLabel('Cod caz', { exact: true }).inputValue();
+    await page.getByRole('button', { name: 'Salvează cazul' }).click();
+    await page.getByTestId('saved-code').waitFor();
+  });
+  const { data: c } = await admin.from('cases').select('id').eq('case_code', code).single();
+  const stored = async () => (await admin.from('case_model_answers').select('model_answer').eq('case_id', c!.id).maybeSingle()).data?.model_answer;
+  expect(await stored()).toBe(answer + ' Pedeapsa: art. 228 alin. (1).');
+
+  const mctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const mod = await login(mctx, m.email, m.password);
+  await step(mod, 'model-answer-review', async () => {
+    await mod.goto(base + '/review');
+    await mod.getByRole('button', { name: `Deschide ${code}` }).click();
+    const field = mod.getByLabel('Soluția model');
+    await field.waitFor();
+    expect(await field.inputValue()).toBe(answer + ' Pedeapsa: art. 228 alin. (1).');
+    await field.fill('Concluzie revizuită de moderator: furt simplu.');
+    await mod.getByRole('button', { name: 'Salvează modificările' }).click();
+    await mod.getByText('Modificările au fost salvate').waitFor();
+  });
+  expect(await stored()).toBe('Concluzie revizuită de moderator: furt simplu.');
+  await ctx.close();
+  await mctx.close();
+}, 180_000);
