@@ -266,13 +266,20 @@ select realtime.sync_triggers();
 
 -- Model answer in the review screen ----------------------------------------------------
 
--- review_update_case (011) learns the model answer: the field update keeps its body under a
--- new name, and the public function stores p_case.model_answer (when the key is present) in
--- the same transaction, adding it to the edit's audit row.
-alter function public.review_update_case(uuid, jsonb) rename to review_update_case_fields;
-revoke execute on function public.review_update_case_fields(uuid, jsonb) from public, anon, authenticated;
+-- review_update_case (011) learns the model answer: its field update is kept, unchanged, as
+-- review_update_case_fields (copied from the catalog rather than repeated here; a DO block
+-- because sqlc, which reads these files, does not follow ALTER FUNCTION ... RENAME), and the
+-- public function stores p_case.model_answer (when the key is present) in the same
+-- transaction, adding it to the edit's audit row.
+do $$
+begin
+  execute replace(pg_get_functiondef('public.review_update_case(uuid, jsonb)'::regprocedure),
+                  'FUNCTION public.review_update_case(', 'FUNCTION public.review_update_case_fields(');
+  revoke execute on function public.review_update_case_fields(uuid, jsonb) from public, anon, authenticated;
+end
+$$;
 
-create function public.review_update_case(p_case_id uuid, p_case jsonb) returns public.cases
+create or replace function public.review_update_case(p_case_id uuid, p_case jsonb) returns public.cases
 language plpgsql volatile security definer set search_path = '' as $$
 declare
   result public.cases := public.review_update_case_fields(p_case_id, p_case);

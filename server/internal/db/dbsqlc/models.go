@@ -214,22 +214,23 @@ type CaseSearch struct {
 }
 
 type CaseSubmission struct {
-	ID               pgtype.UUID        `json:"id"`
-	UserID           pgtype.UUID        `json:"user_id"`
-	CaseID           pgtype.UUID        `json:"case_id"`
-	SubmissionText   string             `json:"submission_text"`
-	DifficultyRating int32              `json:"difficulty_rating"`
-	Status           string             `json:"status"`
-	FeedbackText     *string            `json:"feedback_text"`
-	Score            *string            `json:"score"`
-	ScoreValue       pgtype.Numeric     `json:"score_value"`
-	FeedbackAt       pgtype.Timestamptz `json:"feedback_at"`
-	SubmittedAt      pgtype.Timestamptz `json:"submitted_at"`
-	AiProbability    pgtype.Numeric     `json:"ai_probability"`
-	AiDecision       *string            `json:"ai_decision"`
-	AiJustification  *string            `json:"ai_justification"`
-	AiCheckedAt      pgtype.Timestamptz `json:"ai_checked_at"`
-	ScoreBreakdown   []byte             `json:"score_breakdown"`
+	ID                   pgtype.UUID        `json:"id"`
+	UserID               pgtype.UUID        `json:"user_id"`
+	CaseID               pgtype.UUID        `json:"case_id"`
+	SubmissionText       string             `json:"submission_text"`
+	DifficultyRating     int32              `json:"difficulty_rating"`
+	Status               string             `json:"status"`
+	FeedbackText         *string            `json:"feedback_text"`
+	Score                *string            `json:"score"`
+	ScoreValue           pgtype.Numeric     `json:"score_value"`
+	FeedbackAt           pgtype.Timestamptz `json:"feedback_at"`
+	SubmittedAt          pgtype.Timestamptz `json:"submitted_at"`
+	AiProbability        pgtype.Numeric     `json:"ai_probability"`
+	AiDecision           *string            `json:"ai_decision"`
+	AiJustification      *string            `json:"ai_justification"`
+	AiCheckedAt          pgtype.Timestamptz `json:"ai_checked_at"`
+	ScoreBreakdown       []byte             `json:"score_breakdown"`
+	PreviousSubmissionID pgtype.UUID        `json:"previous_submission_id"`
 }
 
 type CasusMetaAiUsage struct {
@@ -334,6 +335,38 @@ type RealtimeChange struct {
 	Record          []byte             `json:"record"`
 	OldRecord       []byte             `json:"old_record"`
 	CommitTimestamp pgtype.Timestamptz `json:"commit_timestamp"`
+}
+
+type SubmissionAppeal struct {
+	ID             pgtype.UUID        `json:"id"`
+	SubmissionID   pgtype.UUID        `json:"submission_id"`
+	UserID         pgtype.UUID        `json:"user_id"`
+	CaseID         pgtype.UUID        `json:"case_id"`
+	Status         string             `json:"status"`
+	DecisionReason *string            `json:"decision_reason"`
+	RequestedAt    pgtype.Timestamptz `json:"requested_at"`
+	DecidedAt      pgtype.Timestamptz `json:"decided_at"`
+}
+
+type SubmissionAppealAudit struct {
+	ID           int64              `json:"id"`
+	AppealID     pgtype.UUID        `json:"appeal_id"`
+	SubmissionID pgtype.UUID        `json:"submission_id"`
+	ActorID      pgtype.UUID        `json:"actor_id"`
+	Action       string             `json:"action"`
+	Reason       *string            `json:"reason"`
+	CreatedAt    pgtype.Timestamptz `json:"created_at"`
+}
+
+type SubmissionProcessSignal struct {
+	SubmissionID pgtype.UUID        `json:"submission_id"`
+	UserID       pgtype.UUID        `json:"user_id"`
+	CharsTyped   int32              `json:"chars_typed"`
+	CharsPasted  int32              `json:"chars_pasted"`
+	PasteEvents  int32              `json:"paste_events"`
+	LargestPaste int32              `json:"largest_paste"`
+	MsToSubmit   *int64             `json:"ms_to_submit"`
+	RecordedAt   pgtype.Timestamptz `json:"recorded_at"`
 }
 
 type SubmissionsWithDetail struct {
