@@ -219,7 +219,9 @@ test('study: tree, search, case, article jump, divider, evaluation and My Progre
     await page.waitForURL('**/reporting');
     const subs = page.getByTestId('submission');
     await until(async () => (await subs.count()) === 2, 'two submissions');
-    expect(await subs.first().innerText()).toMatch(/CIV2ABD · 78\/100/);
+    expect(await subs.first().innerText()).toMatch(/CIV2ABD · 78\/100 · Exigență Mediu \(3\)/);
+    // Attempts are grouped by case: the earlier one is behind its summary.
+    await page.getByTestId('case-attempts').filter({ hasText: 'CIV2ABD' }).locator('details.earlier > summary').click();
     expect(await subs.nth(1).innerText()).toMatch(/CIV2ABD · În curs/);
     const stat = async (h: string) => (await page.locator('.card.stat', { has: page.getByRole('heading', { name: h }) }).locator('.big').innerText()).trim();
     expect(await stat('Completed')).toBe('1');

@@ -60,11 +60,12 @@ export type Database = {
         ];
       };
       case_submissions: {
-        Row: { id: string; user_id: string; case_id: string; submission_text: string; difficulty_rating: number; status: string; feedback_text: string | null; score: string | null; score_value: number | null; feedback_at: string | null; submitted_at: string; ai_probability: number | null; ai_decision: string | null; ai_justification: string | null; ai_checked_at: string | null; score_breakdown: Json | null; grade_prompt_version: string | null; grade_model: string | null; grade_reference_used: boolean | null; grading_started_at: string | null; };
-        Insert: { id?: string; user_id?: string; case_id: string; submission_text: string; difficulty_rating?: number; status?: string; feedback_text?: string | null; score?: string | null; score_value?: number | null; feedback_at?: string | null; submitted_at?: string; ai_probability?: number | null; ai_decision?: string | null; ai_justification?: string | null; ai_checked_at?: string | null; score_breakdown?: Json | null; grade_prompt_version?: string | null; grade_model?: string | null; grade_reference_used?: boolean | null; grading_started_at?: string | null; };
-        Update: { id?: string; user_id?: string; case_id?: string; submission_text?: string; difficulty_rating?: number; status?: string; feedback_text?: string | null; score?: string | null; score_value?: number | null; feedback_at?: string | null; submitted_at?: string; ai_probability?: number | null; ai_decision?: string | null; ai_justification?: string | null; ai_checked_at?: string | null; score_breakdown?: Json | null; grade_prompt_version?: string | null; grade_model?: string | null; grade_reference_used?: boolean | null; grading_started_at?: string | null; };
+        Row: { id: string; user_id: string; case_id: string; submission_text: string; difficulty_rating: number; status: string; feedback_text: string | null; score: string | null; score_value: number | null; feedback_at: string | null; submitted_at: string; ai_probability: number | null; ai_decision: string | null; ai_justification: string | null; ai_checked_at: string | null; score_breakdown: Json | null; grade_prompt_version: string | null; grade_model: string | null; grade_reference_used: boolean | null; grading_started_at: string | null; grading_holder: number | null; previous_submission_id: string | null; };
+        Insert: { id?: string; user_id?: string; case_id: string; submission_text: string; difficulty_rating?: number; status?: string; feedback_text?: string | null; score?: string | null; score_value?: number | null; feedback_at?: string | null; submitted_at?: string; ai_probability?: number | null; ai_decision?: string | null; ai_justification?: string | null; ai_checked_at?: string | null; score_breakdown?: Json | null; grade_prompt_version?: string | null; grade_model?: string | null; grade_reference_used?: boolean | null; grading_started_at?: string | null; grading_holder?: number | null; previous_submission_id?: string | null; };
+        Update: { id?: string; user_id?: string; case_id?: string; submission_text?: string; difficulty_rating?: number; status?: string; feedback_text?: string | null; score?: string | null; score_value?: number | null; feedback_at?: string | null; submitted_at?: string; ai_probability?: number | null; ai_decision?: string | null; ai_justification?: string | null; ai_checked_at?: string | null; score_breakdown?: Json | null; grade_prompt_version?: string | null; grade_model?: string | null; grade_reference_used?: boolean | null; grading_started_at?: string | null; grading_holder?: number | null; previous_submission_id?: string | null; };
         Relationships: [
           { foreignKeyName: "case_submissions_case_id_fkey"; columns: ["case_id"]; isOneToOne: false; referencedRelation: "cases"; referencedColumns: ["id"] },
+          { foreignKeyName: "case_submissions_previous_submission_id_fkey"; columns: ["previous_submission_id"]; isOneToOne: false; referencedRelation: "case_submissions"; referencedColumns: ["id"] },
         ];
       };
       cases: {
@@ -115,6 +116,29 @@ export type Database = {
           { foreignKeyName: "law_subcategories_category_id_fkey"; columns: ["category_id"]; isOneToOne: false; referencedRelation: "law_categories"; referencedColumns: ["id"] },
         ];
       };
+      submission_appeal_audit: {
+        Row: { id: number; appeal_id: string | null; submission_id: string | null; actor_id: string | null; action: string; reason: string | null; created_at: string; };
+        Insert: { id?: number; appeal_id?: string | null; submission_id?: string | null; actor_id?: string | null; action: string; reason?: string | null; created_at?: string; };
+        Update: { id?: number; appeal_id?: string | null; submission_id?: string | null; actor_id?: string | null; action?: string; reason?: string | null; created_at?: string; };
+        Relationships: [];
+      };
+      submission_appeals: {
+        Row: { id: string; submission_id: string; user_id: string; case_id: string; status: string; decision_reason: string | null; requested_at: string; decided_at: string | null; };
+        Insert: { id?: string; submission_id: string; user_id: string; case_id: string; status?: string; decision_reason?: string | null; requested_at?: string; decided_at?: string | null; };
+        Update: { id?: string; submission_id?: string; user_id?: string; case_id?: string; status?: string; decision_reason?: string | null; requested_at?: string; decided_at?: string | null; };
+        Relationships: [
+          { foreignKeyName: "submission_appeals_case_id_fkey"; columns: ["case_id"]; isOneToOne: false; referencedRelation: "cases"; referencedColumns: ["id"] },
+          { foreignKeyName: "submission_appeals_submission_id_fkey"; columns: ["submission_id"]; isOneToOne: false; referencedRelation: "case_submissions"; referencedColumns: ["id"] },
+        ];
+      };
+      submission_process_signals: {
+        Row: { submission_id: string; user_id: string; chars_typed: number; chars_pasted: number; paste_events: number; largest_paste: number; ms_to_submit: number | null; recorded_at: string; };
+        Insert: { submission_id: string; user_id?: string; chars_typed: number; chars_pasted: number; paste_events: number; largest_paste: number; ms_to_submit?: number | null; recorded_at?: string; };
+        Update: { submission_id?: string; user_id?: string; chars_typed?: number; chars_pasted?: number; paste_events?: number; largest_paste?: number; ms_to_submit?: number | null; recorded_at?: string; };
+        Relationships: [
+          { foreignKeyName: "submission_process_signals_submission_id_fkey"; columns: ["submission_id"]; isOneToOne: false; referencedRelation: "case_submissions"; referencedColumns: ["id"] },
+        ];
+      };
       universities: {
         Row: { code: string; name: string; category: string; position: number; };
         Insert: { code: string; name: string; category: string; position: number; };
@@ -149,6 +173,22 @@ export type Database = {
       };
     };
     Functions: {
+      ai_check_passed: {
+        Args: { p_decision: string; p_probability: number; };
+        Returns: boolean;
+      };
+      appeal_confirm_block: {
+        Args: { p_appeal_id: string; p_reason: string; };
+        Returns: Database['public']['Tables']['submission_appeals']['Row'];
+      };
+      appeal_queue: {
+        Args: { [_ in never]: never  };
+        Returns: Record<string, unknown>[];
+      };
+      appeal_release: {
+        Args: { p_appeal_id: string; };
+        Returns: Database['public']['Tables']['submission_appeals']['Row'];
+      };
       can_edit_case: {
         Args: { p_case_id: string; };
         Returns: boolean;
@@ -200,6 +240,10 @@ export type Database = {
       my_generated_cases: {
         Args: { [_ in never]: never  };
         Returns: Record<string, unknown>[];
+      };
+      request_human_review: {
+        Args: { p_submission_id: string; };
+        Returns: Database['public']['Tables']['submission_appeals']['Row'];
       };
       review_queue: {
         Args: { [_ in never]: never  };

@@ -1,4 +1,7 @@
-import type { CriterionRow, ScorePoint } from '../../features/dashboard/score';
+import { STRICTNESS, strictnessLabel, type CriterionRow, type ScorePoint } from '../../features/dashboard/score';
+
+// The strictness a score was graded at, as a one-letter mark on the chart (U, M, G).
+const mark = (level: number | null | undefined) => (level != null && STRICTNESS[level] ? STRICTNESS[level][0] : '');
 
 // Small inline SVG charts (no chart library).
 
@@ -12,7 +15,7 @@ export function ScoreChart({ points, width = 640, height = 200 }: { points: Scor
   const path = points.map((p, i) => `${i ? 'L' : 'M'}${x(i).toFixed(1)},${y(p.value).toFixed(1)}`).join(' ');
   const day = (s: string) => new Date(s).toLocaleDateString('ro-RO', { day: 'numeric', month: 'short' });
   return (
-    <svg className="chart score-chart" viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`Evoluția punctajelor: ${points.map((p) => `${p.label} ${p.value}`).join(', ')}`}>
+    <svg className="chart score-chart" viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`Evoluția punctajelor: ${points.map((p) => `${p.label} ${p.value}${p.level != null && STRICTNESS[p.level] ? ` (${STRICTNESS[p.level]})` : ''}`).join(', ')}`}>
       {[0, 50, 100].map((v) => (
         <g key={v}>
           <line x1={pad.l} x2={width - pad.r} y1={y(v)} y2={y(v)} className={v === 50 ? 'grid pass' : 'grid'} />
@@ -23,8 +26,11 @@ export function ScoreChart({ points, width = 640, height = 200 }: { points: Scor
       {points.map((p, i) => (
         <g key={i} data-testid="score-point">
           <circle cx={x(i)} cy={y(p.value)} r={4.5} className={p.value > 50 ? 'pt pass' : 'pt'}>
-            <title>{`${p.label} — ${p.value} puncte (${day(p.at)})`}</title>
+            <title>{`${p.label} — ${p.value} puncte, ${strictnessLabel(p.level)} (${day(p.at)})`}</title>
           </circle>
+          {mark(p.level) && (
+            <text x={x(i)} y={y(p.value) - 8} textAnchor="middle" className="axis strictness-mark">{mark(p.level)}</text>
+          )}
           {(points.length <= 8 || i === 0 || i === points.length - 1) && (
             <text x={x(i)} y={height - 8} textAnchor="middle" className="axis">{day(p.at)}</text>
           )}
@@ -54,6 +60,26 @@ export function CriteriaChart({ rows }: { rows: CriterionRow[] }) {
           </g>
         );
       })}
+    </svg>
+  );
+}
+
+// One criterion's share of its maximum per graded attempt, oldest first, as a small line;
+// each point names the strictness it was graded at.
+export function ShareSparkline({ label, points, width = 120, height = 28 }: { label: string; points: { at: string; share: number; level: number | null }[]; width?: number; height?: number }) {
+  const x = (i: number) => 4 + (points.length <= 1 ? (width - 8) / 2 : (i * (width - 8)) / (points.length - 1));
+  const y = (v: number) => 4 + (1 - Math.max(0, Math.min(1, v))) * (height - 8);
+  const day = (s: string) => new Date(s).toLocaleDateString('ro-RO', { day: 'numeric', month: 'short' });
+  const pct = (v: number) => `${Math.round(v * 100)}%`;
+  return (
+    <svg className="chart sparkline" viewBox={`0 0 ${width} ${height}`} width={width} height={height} role="img"
+      aria-label={`${label} în timp: ${points.map((p) => `${pct(p.share)}${p.level != null && STRICTNESS[p.level] ? ` (${STRICTNESS[p.level]})` : ''}`).join(', ')}`}>
+      {points.length > 1 && <path d={points.map((p, i) => `${i ? 'L' : 'M'}${x(i).toFixed(1)},${y(p.share).toFixed(1)}`).join(' ')} className="line" fill="none" />}
+      {points.map((p, i) => (
+        <circle key={i} cx={x(i)} cy={y(p.share)} r={2.5} className={p.share >= 0.5 ? 'pt pass' : 'pt'}>
+          <title>{`${day(p.at)} — ${pct(p.share)}, ${strictnessLabel(p.level)}`}</title>
+        </circle>
+      ))}
     </svg>
   );
 }

@@ -1,10 +1,12 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { aiModel, supabase } from '../../lib/supabase';
 import { aiClient } from '../../lib/ai';
 import { useAuthStore } from '../../lib/auth/store';
 import { toast } from '../../components/ui/toast';
 import { CriteriaChart } from '../../components/charts/charts';
-import { breakdownRows, scoreLabel, type CriterionRow } from './score';
+import { breakdownRows, criterionDeltas, scoreLabel, signed, strictnessLabel, type CriterionRow } from './score';
+import { SignalRecorder } from './signals';
+import { openAppealOnCase, requestHumanReview, watchAppeal, type Appeal } from './appeal';
 
 const TEMPLATE = `Introducere: situația de fapt, calificarea juridică, problema de drept.
 Premisa majoră: norma aplicabilă (articolele, condițiile).
@@ -12,26 +14,148 @@ Premisa minoră: faptele cazului raportate la normă.
 Concluzie: soluția.`;
 
 const ERROR = 'Ne pare rău, a apărut o eroare. Te rugăm să încerci din nou.';
+// What the gateway answers (502) when a grade could not be finalised; shown as it is.
+const NOT_FINALISED = 'Evaluarea nu a putut fi finalizată. Încearcă din nou.';
 
-type Result = { score: string; value: number; feedback: string; criteria: CriterionRow[] };
+type Graded = { id: string; text: string; score: string; value: number; feedback: string; criteria: CriterionRow[]; level: number };
+type Result = Graded & { previous: Graded | null };
 
-function passed(reply: string): boolean {
-  try {
-    const d = JSON.parse(reply.slice(reply.indexOf('{'), reply.lastIndexOf('}') + 1)) as { decision?: string; probability?: number };
-    if (d.decision) return d.decision.toUpperCase() === 'PASSED';
-    return (d.probability ?? 100) <= 30;
-  } catch {
-    return false;
-  }
+// The spec's pass rule (§5) on the stored verdict; a moderator's release also lets it through.
+function detectionPassed(decision: string | null, probability: number | null): boolean {
+  if (decision) return ['PASSED', 'RELEASED'].includes(decision.toUpperCase());
+  return probability != null && Number(probability) <= 30;
+}
+
+// The message of an Anthropic-shaped error from the gateway, if any.
+function gatewayMessage(e: unknown): string | undefined {
+  const body = (e as { error?: { error?: { message?: unknown } } })?.error;
+  const m = body?.error?.message;
+  return typeof m === 'string' ? m : undefined;
+}
+
+async function readGraded(id: string): Promise<Graded> {
+  const { data, error } = await supabase()
+    .from('case_submissions')
+    .select('id, submission_text, score, score_value, feedback_text, score_breakdown, difficulty_rating')
+    .eq('id', id)
+    .single();
+  if (error || !data?.score) throw new Error('Evaluarea nu a putut fi citită.');
+  return {
+    id: data.id,
+    text: data.submission_text,
+    score: data.score,
+    value: Number(data.score_value),
+    feedback: data.feedback_text ?? '',
+    criteria: breakdownRows(data.score_breakdown),
+    level: data.difficulty_rating,
+  };
+}
+
+function Deltas({ result }: { result: Result }) {
+  const prev = result.previous!;
+  const changes = criterionDeltas(prev.criteria, result.criteria).filter((d) => d.delta !== 0);
+  return (
+    <div className="deltas" aria-label="Schimbări față de încercarea anterioară">
+      <h4>Față de încercarea anterioară</h4>
+      <p data-testid="total-delta">
+        Total: <strong>{signed(result.value - prev.value)}</strong> ({prev.value} → {result.value})
+        {prev.level !== result.level && <span className="muted"> · anterior la {strictnessLabel(prev.level)}</span>}
+      </p>
+      {changes.length === 0 ? (
+        <p className="muted">Niciun criteriu nu s-a schimbat.</p>
+      ) : (
+        <ul>
+          {changes.map((d) => (
+            <li key={d.code} data-testid="criterion-delta" className={d.delta > 0 ? 'up' : 'down'}>
+              {signed(d.delta)} la {d.label}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
 }
 
 export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean }) {
   const [level, setLevel] = useState(3);
   const [text, setText] = useState('');
-  const [phase, setPhase] = useState<'idle' | 'detecting' | 'assessing'>('idle');
-  const [blocked, setBlocked] = useState(false);
+  const [phase, setPhase] = useState<'idle' | 'detecting' | 'assessing' | 'appealing'>('idle');
+  // The submission the AI check blocked, and its appeal once asked for.
+  const [blocked, setBlocked] = useState<string | null>(null);
+  const [appeal, setAppeal] = useState<Appeal | null>(null);
+  const [live, setLive] = useState(false);
   const [result, setResult] = useState<Result | null>(null);
+  // The graded attempt being revised: the next submission is linked to it.
+  const [revising, setRevising] = useState<Graded | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const recorder = useRef(new SignalRecorder());
+  const area = useRef<HTMLTextAreaElement>(null);
+
+  const grade = async (submissionId: string, previous: Graded | null) => {
+    const { session } = useAuthStore.getState();
+    if (!session) return;
+    setPhase('assessing');
+    setError(null);
+    try {
+      const ai = await aiClient(session.access_token);
+      await ai.messages.create(
+        { model: aiModel(), max_tokens: 4096, messages: [{ role: 'user', content: '-' }] },
+        { headers: { 'X-Casus-Task': 'grade', 'X-Casus-Submission': submissionId } },
+      );
+      const graded = await readGraded(submissionId);
+      setBlocked(null);
+      setAppeal(null);
+      setRevising(null);
+      setResult({ ...graded, previous });
+      toast.success('Evaluare completă!', 'Soluția ta a fost evaluată cu succes.');
+    } catch (e) {
+      const msg = gatewayMessage(e);
+      setError(msg === NOT_FINALISED ? NOT_FINALISED : ERROR);
+      toast.error('Eroare la evaluare', msg ?? (e as Error).message);
+    } finally {
+      setPhase('idle');
+    }
+  };
+
+  // A pending or decided appeal on this case (the student may come back later).
+  useEffect(() => {
+    const user = useAuthStore.getState().user;
+    if (!user) return;
+    let on = true;
+    openAppealOnCase(caseId, user.id).then((open) => {
+      if (!on || !open) return;
+      setBlocked(open.appeal.submission_id);
+      setAppeal(open.appeal);
+      setText(open.text);
+      setLevel(open.level);
+    });
+    return () => {
+      on = false;
+    };
+  }, [caseId]);
+
+  // While an appeal is pending, its outcome arrives live; a release starts the grading.
+  const pendingId = appeal?.status === 'pending' ? appeal.id : null;
+  useEffect(() => {
+    if (!pendingId) return;
+    let decided = false;
+    const stop = watchAppeal(
+      pendingId,
+      (a) => {
+        if (decided || a.status === 'pending') return;
+        decided = true;
+        setAppeal(a);
+        if (a.status === 'released') void grade(a.submission_id, null);
+      },
+      () => setLive(true),
+    );
+    return () => {
+      setLive(false);
+      stop();
+    };
+    // grade uses only state setters and its arguments: the first closure is enough.
+  }, [pendingId]);
+
   const evaluate = async () => {
     if (!text.trim()) {
       setError('Te rugăm să introduci soluția ta.');
@@ -40,39 +164,61 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
     const { session, user } = useAuthStore.getState();
     if (!session || !user) return;
     setError(null);
-    setBlocked(false);
+    setBlocked(null);
+    setAppeal(null);
     setPhase('detecting');
+    const previous = revising;
+    let submissionId: string;
     try {
       const sb = supabase();
       const { data: sub, error: insErr } = await sb
         .from('case_submissions')
-        .insert({ user_id: user.id, case_id: caseId, submission_text: text, difficulty_rating: level, status: 'submitted' })
+        .insert({ user_id: user.id, case_id: caseId, submission_text: text, difficulty_rating: level, status: 'submitted', previous_submission_id: previous?.id ?? null })
         .select('id')
         .single();
       if (insErr) throw insErr;
+      submissionId = sub.id;
+      // The editor's process signals go with the submission, before its check (moderators read them).
+      const signals = recorder.current.snapshot();
+      recorder.current.reset();
+      const { error: sigErr } = await sb.from('submission_process_signals').insert({ submission_id: sub.id, user_id: user.id, ...signals });
+      if (sigErr) console.error('process signals not saved', sigErr);
       const ai = await aiClient(session.access_token);
-      const params = { model: aiModel(), max_tokens: 1024, messages: [{ role: 'user' as const, content: '-' }] };
-      const det = await ai.messages.create(params, { headers: { 'X-Casus-Task': 'detect', 'X-Casus-Submission': sub.id } });
-      const detText = det.content[0]?.type === 'text' ? det.content[0].text : '';
-      if (!passed(detText)) {
-        setBlocked(true);
+      await ai.messages.create(
+        { model: aiModel(), max_tokens: 1024, messages: [{ role: 'user', content: '-' }] },
+        { headers: { 'X-Casus-Task': 'detect', 'X-Casus-Submission': sub.id } },
+      );
+      const { data: check } = await sb.from('case_submissions').select('ai_decision, ai_probability').eq('id', sub.id).single();
+      if (!check || !detectionPassed(check.ai_decision, check.ai_probability)) {
+        setBlocked(sub.id);
         toast.error('Text generat de AI detectat', 'Te rugăm să scrii soluția cu propriile tale cuvinte.');
+        setPhase('idle');
         return;
       }
-      setPhase('assessing');
-      await ai.messages.create({ ...params, max_tokens: 4096 }, { headers: { 'X-Casus-Task': 'grade', 'X-Casus-Submission': sub.id } });
-      const { data: graded } = await sb.from('case_submissions').select('score, score_value, feedback_text, score_breakdown').eq('id', sub.id).single();
-      if (!graded?.score) throw new Error('Evaluarea nu a putut fi citită.');
-      setResult({ score: graded.score, value: Number(graded.score_value), feedback: graded.feedback_text ?? '', criteria: breakdownRows(graded.score_breakdown) });
-      toast.success('Evaluare completă!', 'Soluția ta a fost evaluată cu succes.');
     } catch (e) {
       setError(ERROR);
-      toast.error('Eroare la evaluare', (e as Error).message);
+      toast.error('Eroare la evaluare', gatewayMessage(e) ?? (e as Error).message);
+      setPhase('idle');
+      return;
+    }
+    await grade(submissionId, previous);
+  };
+
+  const askForReview = async () => {
+    if (!blocked) return;
+    setPhase('appealing');
+    setError(null);
+    try {
+      setAppeal(await requestHumanReview(blocked));
+    } catch (e) {
+      setError((e as { message?: string }).message || ERROR);
     } finally {
       setPhase('idle');
     }
   };
+
   const busy = phase !== 'idle';
+  const frozen = appeal != null && appeal.status !== 'confirmed';
   return (
     <div className="solution">
       {!aiOn && (
@@ -84,35 +230,107 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
         <legend>Exigența corectorului</legend>
         {([[1, 'Ușor', 1], [3, 'Mediu', 2], [5, 'Greu', 3]] as const).map(([v, l, hammers]) => (
           <label key={v}>
-            <input type="radio" name="strictness" checked={level === v} onChange={() => setLevel(v)} />
+            <input type="radio" name="strictness" checked={level === v} disabled={frozen} onChange={() => setLevel(v)} />
             {'🔨'.repeat(hammers)} {l} ({v})
           </label>
         ))}
       </fieldset>
-      <textarea rows={15} placeholder={TEMPLATE} value={text} onChange={(e) => setText(e.target.value)} aria-label="Soluția ta" />
-      {error && <p className="error" role="alert">{error}</p>}
-      {blocked && (
-        <p className="banner" role="alert">
-          🤖 Hopa! Corectorul nostru a simțit miros de algoritm. Juriștii buni își scriu singuri raționamentele — încearcă din nou, cu propriile tale cuvinte.
+      {revising && (
+        <p className="banner revising" role="status">
+          Revizuiești soluția evaluată cu {revising.score} ({strictnessLabel(revising.level)}). La trimitere vei vedea ce s-a schimbat pe fiecare criteriu.
         </p>
       )}
-      <button className="primary" disabled={!text || busy || !aiOn} onClick={evaluate} title={aiOn ? undefined : 'Evaluarea AI nu este configurată pe acest server'}>
+      <textarea
+        ref={area}
+        rows={15}
+        placeholder={TEMPLATE}
+        value={text}
+        readOnly={frozen}
+        onPaste={() => recorder.current.paste()}
+        onDrop={() => recorder.current.paste()}
+        onChange={(e) => {
+          recorder.current.change(text, e.target.value);
+          setText(e.target.value);
+        }}
+        aria-label="Soluția ta"
+      />
+      {error && <p className="error" role="alert">{error}</p>}
+      {blocked && (
+        <div className="banner appeal" role="alert">
+          <p>🤖 Hopa! Corectorul nostru a simțit miros de algoritm. Juriștii buni își scriu singuri raționamentele — încearcă din nou, cu propriile tale cuvinte.</p>
+          {!appeal && (
+            <>
+              <p className="muted">Ai scris singur soluția? Un moderator îți poate citi textul și îl poate trimite la evaluare.</p>
+              <button type="button" disabled={busy} onClick={askForReview}>Solicită verificare umană</button>
+            </>
+          )}
+          {appeal?.status === 'pending' && (
+            <p data-testid="appeal-status" data-live={live ? 'on' : 'off'}>
+              Verificare umană solicitată. Un moderator îți va citi soluția; decizia apare aici imediat ce este luată.
+            </p>
+          )}
+          {appeal?.status === 'released' && (
+            <>
+              <p data-testid="appeal-status">Un moderator a eliberat soluția pentru evaluare.</p>
+              {phase !== 'assessing' && <button type="button" onClick={() => grade(appeal.submission_id, null)}>Evaluează soluția</button>}
+            </>
+          )}
+          {appeal?.status === 'confirmed' && (
+            <p data-testid="appeal-status">Un moderator a confirmat blocarea. Motiv: {appeal.decision_reason}</p>
+          )}
+          {appeal && appeal.status !== 'released' && (
+            <button
+              type="button"
+              onClick={() => {
+                setBlocked(null);
+                setAppeal(null);
+                setText('');
+                recorder.current.reset();
+              }}
+            >
+              Scrie o soluție nouă
+            </button>
+          )}
+        </div>
+      )}
+      <button className="primary" disabled={!text || busy || !aiOn || frozen} onClick={evaluate} title={aiOn ? undefined : 'Evaluarea AI nu este configurată pe acest server'}>
         {phase === 'detecting' ? 'Verificare AI în curs...' : phase === 'assessing' ? 'Evaluare în curs...' : 'Evaluează Soluția'}
       </button>
       {result && (
         <section className="card result" aria-label="Evaluare Completă">
           <h3>Evaluare Completă</h3>
-          <p className="big">{scoreLabel(result.score, result.value)}</p>
+          <p className="big">
+            <span>{scoreLabel(result.score, result.value)}</span> <span className="strictness-tag">{strictnessLabel(result.level)}</span>
+          </p>
+          {result.previous && <Deltas result={result} />}
           {result.criteria.some((c) => c.score != null) && <CriteriaChart rows={result.criteria} />}
           <p className="feedback">{result.feedback}</p>
-          <button
-            onClick={() => {
-              setResult(null);
-              setText('');
-            }}
-          >
-            Resetează
-          </button>
+          <div className="row">
+            <button
+              type="button"
+              onClick={() => {
+                setRevising(result);
+                setText(result.text);
+                setLevel(result.level);
+                setResult(null);
+                recorder.current.reset();
+                area.current?.focus();
+              }}
+            >
+              Revizuiește soluția
+            </button>
+            <button
+              type="button"
+              onClick={() => {
+                setResult(null);
+                setRevising(null);
+                setText('');
+                recorder.current.reset();
+              }}
+            >
+              Resetează
+            </button>
+          </div>
         </section>
       )}
     </div>

@@ -74,3 +74,31 @@ describe('case editor', () => {
     expect(latest.articles).toEqual([]);
   });
 });
+
+describe('model answer', () => {
+  test('shown and editable; the save payload carries it only when it was loaded', () => {
+    const initial: Draft = { ...start(), model_answer: 'Premisa majoră: art. 228 C.pen.' };
+    function WithAnswer() {
+      const [d, setD] = useState(initial);
+      return (
+        <CaseEditor
+          draft={d}
+          onChange={(next) => {
+            latest = next;
+            setD(next);
+          }}
+        />
+      );
+    }
+    render(<WithAnswer />);
+    const area = screen.getByLabelText('Soluția model') as HTMLTextAreaElement;
+    expect(area.value).toBe('Premisa majoră: art. 228 C.pen.');
+    fireEvent.change(area, { target: { value: '  Concluzie: fapta este furt calificat.  ' } });
+    expect(toPayload(latest).model_answer).toBe('Concluzie: fapta este furt calificat.');
+    // Not loaded (null): no field, and the payload leaves the stored answer alone.
+    expect('model_answer' in toPayload({ ...start(), model_answer: null })).toBe(false);
+    cleanup();
+    render(<Harness />);
+    expect(screen.queryByLabelText('Soluția model')).toBeNull();
+  });
+});

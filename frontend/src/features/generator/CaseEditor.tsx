@@ -155,6 +155,17 @@ export function CaseEditor({ draft, onChange, articleExtra }: Props) {
       </fieldset>
       <ItemList kind="step" items={draft.steps} onChange={(v) => set('steps', v)} />
       <ItemList kind="hint" items={draft.hints} onChange={(v) => set('hints', v)} />
+      {draft.model_answer != null ? (
+        <div className="field">
+          <label htmlFor="ed-model-answer">Soluția model</label>
+          <p className="muted" id="ed-model-answer-note">
+            Referința ascunsă a corectorului, redactată după metoda silogismului. Studenții nu o văd niciodată.
+          </p>
+          <textarea id="ed-model-answer" aria-describedby="ed-model-answer-note" rows={12} value={draft.model_answer} onChange={(e) => set('model_answer', e.target.value)} />
+        </div>
+      ) : (
+        <p className="muted">Soluția model nu a putut fi încărcată; salvarea o lasă neschimbată.</p>
+      )}
     </div>
   );
 }

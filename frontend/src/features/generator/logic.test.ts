@@ -16,6 +16,7 @@ import {
   normalizeArticle,
   parseClassification,
   parseGenerated,
+  draftFromGenerated,
   removeItem,
   renumber,
   saveErrorMessage,
@@ -168,5 +169,16 @@ describe('draft validation and save', () => {
     expect(saveErrorMessage({ code: '23514', message: 'Titlul este obligatoriu' }, 'X')).toBe('Titlul este obligatoriu');
     expect(saveErrorMessage({ code: 'XX000', message: 'boom' }, 'X')).toBe('Eroare la salvarea cazului: boom');
     expect(saveErrorMessage(null, 'X')).toBe('Eroare necunoscută la salvarea cazului');
+  });
+});
+
+describe('model answer of a generated case', () => {
+  test('read from the reply (empty when absent) and carried into the draft and the payload', () => {
+    const reply = JSON.stringify({ title: 'T', case_description: 'D', question: 'Q?', model_answer: ' Introducere... Concluzie: răspunde. ' });
+    const g = parseGenerated(reply);
+    expect(g.model_answer).toBe('Introducere... Concluzie: răspunde.');
+    expect(parseGenerated(JSON.stringify({ title: 'T', case_description: 'D', question: 'Q?' })).model_answer).toBe('');
+    const d = draftFromGenerated(g, { code: 'CIV1ABC', domain: 'civil', level: 'mediu', week: 1, category: '', subcategory: 'S', articles: [] });
+    expect(toPayload(d).model_answer).toBe('Introducere... Concluzie: răspunde.');
   });
 });

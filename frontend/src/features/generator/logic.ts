@@ -110,6 +110,8 @@ export type GeneratedCase = {
   question: string;
   analysis_steps: { step_number: number; description: string }[];
   hints: { hint_number: number; text: string }[];
+  // The grader's hidden reference, written with the syllogism method (may be absent).
+  model_answer: string;
 };
 
 export class ParseError extends Error {
@@ -161,6 +163,7 @@ export function parseGenerated(text: string): GeneratedCase {
     question,
     analysis_steps: steps.map((description, i) => ({ step_number: i + 1, description })),
     hints: hints.map((text, i) => ({ hint_number: i + 1, text })),
+    model_answer: str(o.model_answer),
   };
 }
 
@@ -210,6 +213,8 @@ export type Draft = {
   articles: Article[];
   steps: Item[];
   hints: Item[];
+  // The model answer; null (or absent) when it could not be read, so saving leaves it alone.
+  model_answer?: string | null;
 };
 
 export function draftFromGenerated(g: GeneratedCase, o: { code: string; domain: GenDomain | null; level: Difficulty; week: number; category: string; subcategory: string; articles: Article[] }): Draft {
@@ -227,6 +232,7 @@ export function draftFromGenerated(g: GeneratedCase, o: { code: string; domain: 
     articles: o.articles,
     steps: g.analysis_steps.map((s) => newItem(s.description)),
     hints: g.hints.map((h) => newItem(h.text)),
+    model_answer: g.model_answer,
   };
 }
 
@@ -270,6 +276,7 @@ export function toPayload(d: Draft) {
     articles: d.articles.map((a) => ({ article_number: a.number, article_reference: a.reference })),
     analysis_steps: renumber(d.steps).map((s) => ({ step_number: s.number, description: s.text })),
     hints: renumber(d.hints).map((h) => ({ hint_number: h.number, text: h.text })),
+    ...(d.model_answer != null ? { model_answer: d.model_answer.trim() } : {}),
   };
 }
 

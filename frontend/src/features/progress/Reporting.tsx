@@ -3,24 +3,59 @@ import { supabase } from '../../lib/supabase';
 import { useAuth } from '../../lib/auth/store';
 import { MyGeneratedCases } from './MyGeneratedCases';
 import { ScoreOverTime } from './ScoreOverTime';
+import { CriteriaOverview, type GradedWork } from './CriteriaOverview';
+import { groupByCase, type Attempt } from './attempts';
+import { strictnessLabel } from '../dashboard/score';
 
-type Sub = { id: string; case_code: string; case_title: string; score: string | null; score_value: number | null; feedback_text: string | null; submitted_at: string };
+type Sub = Attempt;
+type AppealState = { submission_id: string; status: 'pending' | 'released' | 'confirmed'; decision_reason: string | null };
 type Conv = { id: string; case_id: string | null; conversation_data: { role: string; content: string; timestamp: string }[]; message_count: number; last_message_at: string; cases: { case_code: string; title: string } | null };
 type Progress = { case_id: string; case_code: string; case_title: string; status: string; completed_at: string | null };
 
 const roDate = (s: string) => new Date(s).toLocaleDateString('ro-RO', { day: 'numeric', month: 'long', year: 'numeric' });
+
+const APPEAL: Record<AppealState['status'], string> = {
+  pending: 'Verificare umană: în așteptare',
+  released: 'Verificare umană: eliberată pentru evaluare',
+  confirmed: 'Verificare umană: blocare confirmată',
+};
+
+// One attempt: code, score with the strictness it was graded at, date, feedback, and the
+// outcome of a human check when one was asked for.
+function AttemptRow({ s, appeal }: { s: Sub; appeal?: AppealState }) {
+  return (
+    <div data-testid="submission">
+      <strong>{s.case_code}</strong> · <span className="score">{s.score ?? 'În curs'}</span> · <span className="strictness-tag">{strictnessLabel(s.difficulty_rating)}</span> · {roDate(s.submitted_at)}
+      <div>{s.case_title}</div>
+      {appeal && (
+        <div className={`appeal-outcome ${appeal.status}`} data-testid="appeal-outcome">
+          {APPEAL[appeal.status]}
+          {appeal.status === 'confirmed' && appeal.decision_reason ? ` — ${appeal.decision_reason}` : ''}
+        </div>
+      )}
+      <div className="muted">{s.feedback_text ? s.feedback_text.slice(0, 150) : 'Așteptăm evaluarea...'}</div>
+    </div>
+  );
+}
 
 export default function Reporting() {
   const { user } = useAuth();
   const [subs, setSubs] = useState<Sub[]>([]);
   const [convs, setConvs] = useState<Conv[]>([]);
   const [progress, setProgress] = useState<Progress[]>([]);
+  const [graded, setGraded] = useState<GradedWork[]>([]);
+  const [appeals, setAppeals] = useState<Map<string, AppealState>>(new Map());
   useEffect(() => {
     if (!user) return;
     const sb = supabase();
     const load = () => {
-      sb.from('submissions_with_details').select('id, case_code, case_title, score, score_value, feedback_text, submitted_at').eq('user_id', user.id).order('submitted_at', { ascending: false })
+      sb.from('submissions_with_details').select('id, case_id, case_code, case_title, score, score_value, feedback_text, submitted_at, difficulty_rating, status').eq('user_id', user.id).order('submitted_at', { ascending: false })
         .then(({ data }) => setSubs((data as Sub[]) ?? []));
+      // Per-criterion scores of graded work, for the criterion view.
+      sb.from('case_submissions').select('submitted_at, score_breakdown, difficulty_rating').eq('user_id', user.id).eq('status', 'graded').order('submitted_at')
+        .then(({ data }) => setGraded((data as GradedWork[]) ?? []));
+      sb.from('submission_appeals').select('submission_id, status, decision_reason').eq('user_id', user.id)
+        .then(({ data }) => setAppeals(new Map(((data as AppealState[]) ?? []).map((a) => [a.submission_id, a]))));
       sb.from('chat_conversations').select('id, case_id, conversation_data, message_count, last_message_at, cases(case_code, title)').eq('user_id', user.id).gt('message_count', 0).order('last_message_at', { ascending: false })
         .then(({ data }) => setConvs((data as unknown as Conv[]) ?? []));
       sb.from('case_progress').select('case_id, case_code, case_title, status, completed_at').eq('user_id', user.id)
@@ -30,6 +65,7 @@ export default function Reporting() {
     // Grades land live, also from another tab or device.
     const ch = sb.channel(`progress-${user.id}`)
       .on('postgres_changes', { event: '*', schema: 'public', table: 'case_submissions', filter: `user_id=eq.${user.id}` }, load)
+      .on('postgres_changes', { event: '*', schema: 'public', table: 'submission_appeals', filter: `user_id=eq.${user.id}` }, load)
       .subscribe();
     return () => {
       sb.removeChannel(ch);
@@ -52,15 +88,26 @@ export default function Reporting() {
         <section className="card stat"><h3>Avg Score %</h3><p className="big">{avg}</p></section>
       </div>
       <ScoreOverTime subs={subs} />
+      <CriteriaOverview graded={graded} />
       <section className="card">
         <h2>Submitted Solutions</h2>
         {subs.length === 0 && <p className="muted">Nu ai soluții trimise încă</p>}
         <ul className="list">
-          {subs.map((s) => (
-            <li key={s.id} data-testid="submission">
-              <strong>{s.case_code}</strong> · <span className="score">{s.score ?? 'În curs'}</span> · {roDate(s.submitted_at)}
-              <div>{s.case_title}</div>
-              <div className="muted">{s.feedback_text ? s.feedback_text.slice(0, 150) : 'Așteptăm evaluarea...'}</div>
+          {groupByCase(subs).map((g) => (
+            <li key={g.case_id} data-testid="case-attempts">
+              <AttemptRow s={g.latest} appeal={appeals.get(g.latest.id)} />
+              {g.earlier.length > 0 && (
+                <details className="earlier">
+                  <summary>{g.earlier.length === 1 ? 'O încercare anterioară' : `${g.earlier.length} încercări anterioare`}</summary>
+                  <ul className="list">
+                    {g.earlier.map((s) => (
+                      <li key={s.id}>
+                        <AttemptRow s={s} appeal={appeals.get(s.id)} />
+                      </li>
+                    ))}
+                  </ul>
+                </details>
+              )}
             </li>
           ))}
         </ul>

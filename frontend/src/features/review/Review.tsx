@@ -5,6 +5,7 @@ import { toast } from '../../components/ui/toast';
 import { CaseEditor } from '../generator/CaseEditor';
 import { joinMessages, validateDraft, type Draft } from '../generator/logic';
 import { checkReference, loadDraft, loadQueue, rejectCase, updateCase, verifyCase, type ArticleCheck, type QueueRow } from './api';
+import { Appeals } from './Appeals';
 
 const fmtDate = (iso: string) => new Date(iso).toLocaleString('ro-RO', { dateStyle: 'long', timeStyle: 'short' });
 const errText = (e: unknown) => (e as { message?: string })?.message || 'Eroare necunoscută';
@@ -221,6 +222,7 @@ export default function Review() {
           )}
         </section>
       )}
+      {!open && <Appeals />}
     </main>
   );
 }

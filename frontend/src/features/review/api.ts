@@ -24,9 +24,19 @@ export async function loadQueue(): Promise<QueueRow[]> {
   return (data ?? []) as QueueRow[];
 }
 
+// The case's model answer (the grader's hidden reference), through grade-server's
+// case_model_answer RPC (authors of unverified cases and moderators only). null when it
+// cannot be read, so a save then leaves the stored answer alone.
+async function loadModelAnswer(id: string): Promise<string | null> {
+  const rpc = supabase().rpc as unknown as (fn: string, args: object) => PromiseLike<{ data: unknown; error: unknown }>;
+  const { data, error } = await rpc.call(supabase(), 'case_model_answer', { p_case_id: id });
+  if (error) return null;
+  return typeof data === 'string' ? data : '';
+}
+
 // A case with its children, as an editor draft.
 export async function loadDraft(id: string): Promise<Draft | null> {
-  const row = await loadCase(id);
+  const [row, modelAnswer] = await Promise.all([loadCase(id), loadModelAnswer(id)]);
   if (!row) return null;
   const domain = (['civil', 'penal', 'constitutional'].includes(row.domain) ? row.domain : null) as GenDomain | null;
   return {
@@ -47,6 +57,7 @@ export async function loadDraft(id: string): Promise<Draft | null> {
     })),
     steps: row.steps.map((x) => newItem(x.step_description)),
     hints: row.hints.map((x) => newItem(x.hint_text)),
+    model_answer: modelAnswer,
   };
 }
 
@@ -80,4 +91,41 @@ export async function checkReference(reference: string, fallback: GenDomain | nu
       return row ? { number: n, found: true, title: row.title, body: row.body } : { number: n, found: false, title: null, body: '' };
     }),
   );
+}
+
+// The appeals of blocked AI checks (issue 15 §3): the queue and the two decisions. The
+// RPCs refuse anyone but moderators and admins.
+export type AppealRow = {
+  id: string;
+  submission_id: string;
+  requested_at: string;
+  case_code: string;
+  case_title: string;
+  student_username: string | null;
+  submission_text: string;
+  difficulty_rating: number;
+  ai_probability: number | null;
+  ai_decision: string | null;
+  ai_justification: string | null;
+  chars_typed: number | null;
+  chars_pasted: number | null;
+  paste_events: number | null;
+  largest_paste: number | null;
+  ms_to_submit: number | null;
+};
+
+export async function loadAppeals(): Promise<AppealRow[]> {
+  const { data, error } = await supabase().rpc('appeal_queue');
+  if (error) throw error;
+  return (data ?? []) as AppealRow[];
+}
+
+export async function releaseAppeal(id: string) {
+  const { error } = await supabase().rpc('appeal_release', { p_appeal_id: id });
+  if (error) throw error;
+}
+
+export async function confirmBlock(id: string, reason: string) {
+  const { error } = await supabase().rpc('appeal_confirm_block', { p_appeal_id: id, p_reason: reason });
+  if (error) throw error;
 }

@@ -146,6 +146,9 @@ type Case struct {
 	RejectionReason *string            `json:"rejection_reason"`
 	ReviewedBy      pgtype.UUID        `json:"reviewed_by"`
 	ReviewedAt      pgtype.Timestamptz `json:"reviewed_at"`
+	LawAsOf         pgtype.Date        `json:"law_as_of"`
+	Curriculum      bool               `json:"curriculum"`
+	ArchivedAt      pgtype.Timestamptz `json:"archived_at"`
 }
 
 type CaseAnalysisStep struct {
@@ -214,26 +217,28 @@ type CaseSearch struct {
 }
 
 type CaseSubmission struct {
-	ID                 pgtype.UUID        `json:"id"`
-	UserID             pgtype.UUID        `json:"user_id"`
-	CaseID             pgtype.UUID        `json:"case_id"`
-	SubmissionText     string             `json:"submission_text"`
-	DifficultyRating   int32              `json:"difficulty_rating"`
-	Status             string             `json:"status"`
-	FeedbackText       *string            `json:"feedback_text"`
-	Score              *string            `json:"score"`
-	ScoreValue         pgtype.Numeric     `json:"score_value"`
-	FeedbackAt         pgtype.Timestamptz `json:"feedback_at"`
-	SubmittedAt        pgtype.Timestamptz `json:"submitted_at"`
-	AiProbability      pgtype.Numeric     `json:"ai_probability"`
-	AiDecision         *string            `json:"ai_decision"`
-	AiJustification    *string            `json:"ai_justification"`
-	AiCheckedAt        pgtype.Timestamptz `json:"ai_checked_at"`
-	ScoreBreakdown     []byte             `json:"score_breakdown"`
-	GradePromptVersion *string            `json:"grade_prompt_version"`
-	GradeModel         *string            `json:"grade_model"`
-	GradeReferenceUsed *bool              `json:"grade_reference_used"`
-	GradingStartedAt   pgtype.Timestamptz `json:"grading_started_at"`
+	ID                   pgtype.UUID        `json:"id"`
+	UserID               pgtype.UUID        `json:"user_id"`
+	CaseID               pgtype.UUID        `json:"case_id"`
+	SubmissionText       string             `json:"submission_text"`
+	DifficultyRating     int32              `json:"difficulty_rating"`
+	Status               string             `json:"status"`
+	FeedbackText         *string            `json:"feedback_text"`
+	Score                *string            `json:"score"`
+	ScoreValue           pgtype.Numeric     `json:"score_value"`
+	FeedbackAt           pgtype.Timestamptz `json:"feedback_at"`
+	SubmittedAt          pgtype.Timestamptz `json:"submitted_at"`
+	AiProbability        pgtype.Numeric     `json:"ai_probability"`
+	AiDecision           *string            `json:"ai_decision"`
+	AiJustification      *string            `json:"ai_justification"`
+	AiCheckedAt          pgtype.Timestamptz `json:"ai_checked_at"`
+	ScoreBreakdown       []byte             `json:"score_breakdown"`
+	GradePromptVersion   *string            `json:"grade_prompt_version"`
+	GradeModel           *string            `json:"grade_model"`
+	GradeReferenceUsed   *bool              `json:"grade_reference_used"`
+	GradingStartedAt     pgtype.Timestamptz `json:"grading_started_at"`
+	GradingHolder        *int64             `json:"grading_holder"`
+	PreviousSubmissionID pgtype.UUID        `json:"previous_submission_id"`
 }
 
 type CasusMetaAiUsage struct {
@@ -347,6 +352,38 @@ type RealtimeChange struct {
 	Record          []byte             `json:"record"`
 	OldRecord       []byte             `json:"old_record"`
 	CommitTimestamp pgtype.Timestamptz `json:"commit_timestamp"`
+}
+
+type SubmissionAppeal struct {
+	ID             pgtype.UUID        `json:"id"`
+	SubmissionID   pgtype.UUID        `json:"submission_id"`
+	UserID         pgtype.UUID        `json:"user_id"`
+	CaseID         pgtype.UUID        `json:"case_id"`
+	Status         string             `json:"status"`
+	DecisionReason *string            `json:"decision_reason"`
+	RequestedAt    pgtype.Timestamptz `json:"requested_at"`
+	DecidedAt      pgtype.Timestamptz `json:"decided_at"`
+}
+
+type SubmissionAppealAudit struct {
+	ID           int64              `json:"id"`
+	AppealID     pgtype.UUID        `json:"appeal_id"`
+	SubmissionID pgtype.UUID        `json:"submission_id"`
+	ActorID      pgtype.UUID        `json:"actor_id"`
+	Action       string             `json:"action"`
+	Reason       *string            `json:"reason"`
+	CreatedAt    pgtype.Timestamptz `json:"created_at"`
+}
+
+type SubmissionProcessSignal struct {
+	SubmissionID pgtype.UUID        `json:"submission_id"`
+	UserID       pgtype.UUID        `json:"user_id"`
+	CharsTyped   int32              `json:"chars_typed"`
+	CharsPasted  int32              `json:"chars_pasted"`
+	PasteEvents  int32              `json:"paste_events"`
+	LargestPaste int32              `json:"largest_paste"`
+	MsToSubmit   *int64             `json:"ms_to_submit"`
+	RecordedAt   pgtype.Timestamptz `json:"recorded_at"`
 }
 
 type SubmissionsWithDetail struct {
