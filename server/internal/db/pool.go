@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,15 +51,24 @@ func AuthenticatorPassword(secret []byte) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
+// PoolOptions size the pools and bound the API's statements.
+type PoolOptions struct {
+	// OwnerConns sizes the owner pool (16 when not positive) and, unless APIConns is
+	// positive, the API pool too.
+	OwnerConns, APIConns int32
+	// StatementTimeout, when positive, is the API connections' statement_timeout.
+	StatementTimeout time.Duration
+}
+
 // OpenPools prepares the authenticator login and opens both pools for a migrated database.
-// maxConns sizes the owner pool and, unless apiConns is positive, the API pool too.
-func OpenPools(ctx context.Context, databaseURL string, secret []byte, maxConns int32, apiConns ...int32) (*Pools, error) {
+func OpenPools(ctx context.Context, databaseURL string, secret []byte, opts PoolOptions) (*Pools, error) {
 	ownerCfg, err := pgxpool.ParseConfig(databaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
 	}
 	// pgx defaults to max(4, CPUs), which starves concurrent requests on small machines
 	// (a bcrypt-bound sign-in holds its connection); PostgREST's default pool is 10.
+	maxConns := opts.OwnerConns
 	if maxConns <= 0 {
 		maxConns = 16
 	}
@@ -77,9 +87,10 @@ func OpenPools(ctx context.Context, databaseURL string, secret []byte, maxConns 
 	apiCfg := ownerCfg.Copy()
 	apiCfg.ConnConfig.User = AuthenticatorRole
 	apiCfg.ConnConfig.Password = pw
-	if len(apiConns) > 0 && apiConns[0] > 0 {
-		apiCfg.MaxConns = apiConns[0]
+	if opts.APIConns > 0 {
+		apiCfg.MaxConns = opts.APIConns
 	}
+	configureAPI(apiCfg, opts.StatementTimeout)
 	api, err := pgxpool.NewWithConfig(ctx, apiCfg)
 	if err != nil {
 		owner.Close()
@@ -91,6 +102,28 @@ func OpenPools(ctx context.Context, databaseURL string, secret []byte, maxConns 
 		return nil, fmt.Errorf("connect as authenticator: %w", err)
 	}
 	return &Pools{Owner: owner, API: api}, nil
+}
+
+// configureAPI makes the API connections safe for generated SQL:
+//   - statement_timeout is a startup parameter of the connection, so it bounds every
+//     message, including the parse and plan of a statement that arrives in the same
+//     pipeline as the settings statement (a deeply nested statement prepared before a
+//     set_config ran used to parse for seconds with no limit);
+//   - generated statements run as unnamed statements (pgx's exec mode): the default
+//     statement cache kept one server-side prepared statement per distinct SQL text, so
+//     forty distinct nested reads grew one backend from 37 MB to 578 MB. Only the fixed
+//     settings statements are prepared, once per connection (prepareRoleSetup).
+func configureAPI(cfg *pgxpool.Config, statementTimeout time.Duration) {
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
+	if statementTimeout > 0 {
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(statementTimeout.Milliseconds(), 10)
+	}
+	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		if err := KeepBackendHeap(ctx, conn); err != nil {
+			return err
+		}
+		return prepareRoleSetup(ctx, conn)
+	}
 }
 
 // EnsureDatabase creates the database named in databaseURL when it does not exist,

@@ -20,7 +20,7 @@ func seeded(t *testing.T) deps.Deps {
 	t.Helper()
 	ctx := context.Background()
 	url := pgtest.New(t)
-	pools, err := db.OpenPools(ctx, url, []byte("0123456789abcdef0123456789abcdef"), 4)
+	pools, err := db.OpenPools(ctx, url, []byte("0123456789abcdef0123456789abcdef"), db.PoolOptions{OwnerConns: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,199 @@
+package postgrest_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Query strings past the bounds are refused with PostgREST's parse-error shape before
+// any parsing, and quickly: nesting used to cost the parser quadratic time, PostgreSQL
+// seconds of planning per nested embed level or all its parser's memory for a deep or=,
+// and a long JSON path more parameters than the protocol carries (a 500).
+func TestQueryLimitsAnswer400BeforeParsing(t *testing.T) {
+	e := setup(t)
+	a := e.token("authenticated", userA)
+	nest := func(open, leaf string, n int) string {
+		return strings.Repeat(open+"(", n) + leaf + strings.Repeat(")", n)
+	}
+	path := func(n int) string { return "conversation_data" + strings.Repeat("->a", n) }
+	cases := []struct {
+		name, query string
+	}{
+		{"long query string", "cases?select=" + nest("x", "id", 6000)},
+		{"embeds nested too deep", "law_categories?select=" + nestedEmbeds(9)},
+		{"too many embeds", "cases?select=id" + strings.Repeat(",case_articles(id)", 33)},
+		{"long JSON path in select", "chat_conversations?select=" + path(17)},
+		{"long JSON path in a filter", "chat_conversations?select=id&" + path(17) + "=eq.1"},
+		{"JSON path of 70,000 steps", "chat_conversations?select=" + path(70000)},
+		{"or nested too deep", "cases?select=id&or=" + nest("or", "id.eq.x", 17)[2:]},
+		{"or nested 10,000 deep", "cases?select=id&or=" + nest("or", "id.eq.x", 1500)[2:]},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			r := e.raw("GET", c.query, a, "")
+			m := e.expectErr(r, 400, "PGRST100")
+			if d, ok := m["details"].(string); !ok || d == "" {
+				t.Fatalf("no details: %s", r.raw)
+			}
+			if el := time.Since(start); el > 2*time.Second {
+				t.Fatalf("refused after %v", el)
+			}
+		})
+	}
+	// Within the bounds everything still works.
+	for _, q := range []string{
+		"law_categories?select=" + nestedEmbeds(8) + "&limit=1",
+		"chat_conversations?select=" + path(16),
+		"cases?select=id&or=" + nest("or", "id.eq.11111111-1111-4111-8111-111111111111", 15)[2:],
+	} {
+		if r := e.do("GET", q, a, nil); r.status != 200 {
+			t.Fatalf("%s: %d %s", q, r.status, r.raw)
+		}
+	}
+}
+
+// nestedEmbeds is name,law_subcategories(name,law_categories(name,…)) n levels deep, to
+// be read from law_categories.
+func nestedEmbeds(n int) string {
+	sel := "name"
+	for i := n; i >= 1; i-- {
+		if i%2 == 1 {
+			sel = "name,law_subcategories(" + sel + ")"
+		} else {
+			sel = "name,law_categories(" + sel + ")"
+		}
+	}
+	return sel
+}
+
+// Generated SQL runs as unnamed statements: distinct requests leave no prepared
+// statement behind in the API's backends (one per distinct SQL text used to stay,
+// growing a backend by hundreds of megabytes).
+func TestGeneratedStatementsAreNotKeptPrepared(t *testing.T) {
+	e := setup(t)
+	a := e.token("authenticated", userA)
+	for i := 0; i < 40; i++ {
+		r := e.do("GET", fmt.Sprintf("cases?select=id,case_articles(id,cases(id,case_hints(id)))&limit=%d", i), a, nil)
+		if r.status != 200 {
+			t.Fatalf("%d %s", r.status, r.raw)
+		}
+	}
+	ctx := context.Background()
+	api := e.srv.Deps.API
+	n := api.Stat().TotalConns()
+	total, kept := 0, 0
+	for i := int32(0); i < n; i++ {
+		c, err := api.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Release()
+		var all, generated int
+		if err := c.QueryRow(ctx, `select count(*), count(*) filter (where statement not like '%set_config(''role''%')
+			from pg_prepared_statements`).Scan(&all, &generated); err != nil {
+			t.Fatal(err)
+		}
+		total += all
+		kept += generated
+	}
+	if kept != 0 {
+		t.Fatalf("%d generated statements kept prepared on %d connections (%d prepared in all)", kept, n, total)
+	}
+	if total > 2*int(n) {
+		t.Fatalf("%d prepared statements on %d connections: only the two settings statements belong there", total, n)
+	}
+}
+
+// A write asking for a single object (Accept: application/vnd.pgrst.object+json, as
+// supabase-js .single() sends) that touches other than one row is refused with PGRST116
+// and changes nothing, as PostgREST decides inside the transaction.
+func TestSingleObjectWritesRollBackUnlessOneRow(t *testing.T) {
+	e := setup(t)
+	s := e.token("service_role", "")
+	e.ddl(`create table public.t_items (id int primary key, grp text not null, note text);
+		insert into public.t_items values (1, 'a', null), (2, 'a', null), (3, 'a', null), (4, 'b', null);
+		grant all on public.t_items to service_role`, "t_items?select=id", s)
+	single := []string{"Accept", "application/vnd.pgrst.object+json"}
+	for _, prefer := range []string{"return=representation", "return=minimal"} {
+		e.expectErr(e.raw("DELETE", "t_items?grp=eq.a", s, "", append(single, "Prefer", prefer)...), 406, "PGRST116")
+		e.expectErr(e.raw("PATCH", "t_items?grp=eq.a", s, `{"note":"x"}`, append(single, "Prefer", prefer)...), 406, "PGRST116")
+		e.expectErr(e.raw("PATCH", "t_items?grp=eq.none", s, `{"note":"x"}`, append(single, "Prefer", prefer)...), 406, "PGRST116")
+	}
+	r := e.do("GET", "t_items?select=id,note&order=id", s, nil)
+	if strings.NewReplacer(" ", "", "\n", "").Replace(r.raw) != `[{"id":1,"note":null},{"id":2,"note":null},{"id":3,"note":null},{"id":4,"note":null}]` {
+		t.Fatalf("rows changed by refused writes: %s", r.raw)
+	}
+	// Exactly one row: done, and answered as the object.
+	r = e.do("PATCH", "t_items?grp=eq.b", s, map[string]any{"note": "y"}, append(single, "Prefer", "return=representation")...)
+	if r.status != 200 || strings.ReplaceAll(r.raw, " ", "") != `{"id":4,"grp":"b","note":"y"}` {
+		t.Fatalf("single-row patch: %d %s", r.status, r.raw)
+	}
+	r = e.do("DELETE", "t_items?id=eq.4", s, nil, append(single, "Prefer", "return=representation")...)
+	if r.status != 200 || !strings.Contains(r.raw, `"id":4`) {
+		t.Fatalf("single-row delete: %d %s", r.status, r.raw)
+	}
+	if r := e.do("GET", "t_items?select=id", s, nil, "Prefer", "count=exact"); r.header.Get("Content-Range") != "0-2/3" {
+		t.Fatalf("after the single-row delete: %s %s", r.header.Get("Content-Range"), r.raw)
+	}
+}
+
+// Prefer: count=planned must not give away how many rows a table holds that the caller
+// cannot read: under row-level security the count is the caller's own (exact), not the
+// planner's estimate of the whole table.
+func TestPlannedCountDoesNotRevealHiddenRows(t *testing.T) {
+	e := setup(t)
+	ctx := context.Background()
+	if _, err := e.srv.Deps.Owner.Exec(ctx, `
+		insert into public.feedback (user_id, body) select null, 'Părere ' || g from generate_series(1, 500) g;
+		insert into public.feedback (user_id, body) values ('`+userA+`', 'A mea');
+		analyze public.feedback`); err != nil {
+		t.Fatal(err)
+	}
+	a := e.token("authenticated", userA)
+	for _, count := range []string{"planned", "estimated"} {
+		r := e.do("GET", "feedback?select=id", a, nil, "Prefer", "count="+count)
+		if r.status != 200 || r.header.Get("Content-Range") != "0-0/1" {
+			t.Fatalf("count=%s as a student: %d %q %s", count, r.status, r.header.Get("Content-Range"), r.raw)
+		}
+	}
+	// Tables without row-level security keep the planner's estimate.
+	s := e.token("service_role", "")
+	r := e.do("GET", "feedback?select=id&limit=1", s, nil, "Prefer", "count=planned")
+	if r.header.Get("Content-Range") == "" || strings.HasSuffix(r.header.Get("Content-Range"), "/*") {
+		t.Fatalf("count=planned for service_role: %q", r.header.Get("Content-Range"))
+	}
+}
+
+// Errors of the database's internals reach the client as a generic PostgREST error
+// (the detail goes to the server log), and no error names the generated statement's
+// aliases.
+func TestInternalErrorsAreGeneric(t *testing.T) {
+	e := setup(t)
+	a := e.token("authenticated", userA)
+	e.ddl(`create function public.t_deep(n int) returns int language plpgsql as $$ begin return public.t_deep(n + 1); end $$;
+		grant execute on function public.t_deep(int) to authenticated;
+		create view public.t_probe as select 1 as x; grant select on public.t_probe to authenticated`, "t_probe?select=x", a)
+	r := e.raw("POST", "rpc/t_deep", a, `{"n":1}`)
+	m := e.expectErr(r, 500, "54001")
+	for _, leak := range []string{"stack depth", "max_stack_depth", "t_deep"} {
+		if strings.Contains(r.raw, leak) {
+			t.Fatalf("internal detail %q in the response: %s", leak, r.raw)
+		}
+	}
+	if m["details"] != nil || m["hint"] != nil {
+		t.Fatalf("details or hint in a generic error: %s", r.raw)
+	}
+	// An aggregate beside an embed: PostgreSQL refuses the statement, naming the table,
+	// not the statement's alias.
+	r = e.raw("GET", "cases?select=count(),case_articles(id)", a, "")
+	if r.status < 400 || r.status >= 500 || strings.Contains(r.raw, "_t0") || strings.Contains(r.raw, "_t1") {
+		t.Fatalf("%d %s", r.status, r.raw)
+	}
+	if !strings.Contains(r.raw, "cases") {
+		t.Fatalf("the message should name the table: %s", r.raw)
+	}
+}
