@@ -119,10 +119,19 @@ func configureAPI(cfg *pgxpool.Config, statementTimeout time.Duration) {
 		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(statementTimeout.Milliseconds(), 10)
 	}
 	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		// The connection's own preparation is fixed work, not a request: a short timeout
+		// on a busy machine must not fail it. RESET returns to the startup parameter.
+		if _, err := conn.Exec(ctx, "set statement_timeout = 0"); err != nil {
+			return err
+		}
 		if err := KeepBackendHeap(ctx, conn); err != nil {
 			return err
 		}
-		return prepareRoleSetup(ctx, conn)
+		if err := prepareRoleSetup(ctx, conn); err != nil {
+			return err
+		}
+		_, err := conn.Exec(ctx, "reset statement_timeout")
+		return err
 	}
 }
 

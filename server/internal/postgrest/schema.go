@@ -25,9 +25,9 @@ type Relation struct {
 	// RowSecurity is true when row-level security is enabled on the table.
 	RowSecurity bool
 	Columns     []Column
-	col          map[string]*Column
-	PK           []string
-	FKs          []*FK // foreign keys from this relation
+	col         map[string]*Column
+	PK          []string
+	FKs         []*FK // foreign keys from this relation
 }
 
 // Column of a relation.
@@ -163,7 +163,10 @@ func loadSchema(ctx context.Context, pool *pgxpool.Pool, schemas []string) (*Sch
 		       p.pronargdefaults, format_type(p.prorettype, null), p.proretset,
 		       t.typtype = 'c' or p.prorettype = 'record'::regtype, p.prorettype = 'void'::regtype, p.provolatile = 'v'
 		from pg_proc p join pg_namespace n on n.oid = p.pronamespace join pg_type t on t.oid = p.prorettype
-		where n.nspname = any($1) and p.prokind = 'f'`, schemas)
+		where n.nspname = any($1) and p.prokind = 'f'
+		  -- Functions of extensions (pgcrypto, pg_trgm, unaccent in public) are not the API.
+		  and not exists (select 1 from pg_depend d
+		                  where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e')`, schemas)
 	if err != nil {
 		return nil, err
 	}
