@@ -2,6 +2,7 @@ package postgrest_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -35,9 +36,10 @@ func TestQueryLimitsAnswer400BeforeParsing(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			start := time.Now()
 			r := e.raw("GET", c.query, a, "")
-			m := e.expectErr(r, 400, "PGRST100")
-			if d, ok := m["details"].(string); !ok || d == "" {
-				t.Fatalf("no details: %s", r.raw)
+			var m map[string]any
+			_ = json.Unmarshal([]byte(r.raw), &m)
+			if d, ok := m["details"].(string); r.status != 400 || m["code"] != "PGRST100" || m["message"] == nil || !ok || d == "" {
+				t.Fatalf("want 400 PGRST100 with details, got %d %.300s", r.status, r.raw)
 			}
 			if el := time.Since(start); el > 2*time.Second {
 				t.Fatalf("refused after %v", el)
@@ -195,5 +197,47 @@ func TestInternalErrorsAreGeneric(t *testing.T) {
 	}
 	if !strings.Contains(r.raw, "cases") {
 		t.Fatalf("the message should name the table: %s", r.raw)
+	}
+}
+
+// Functions answer under the read rule of cases, EXECUTE revokes hold (PUBLIC no longer
+// lends it back), and functions of extensions are not part of the API.
+func TestFunctionsFollowTheReadRuleOfCases(t *testing.T) {
+	e := setup(t)
+	const rejected = "44444444-4444-4444-8444-444444444444"
+	if _, err := e.srv.Deps.Owner.Exec(context.Background(), `
+		insert into public.cases (id, user_id, case_code, title, level, week_number, domain, verified, rejection_reason, reviewed_by, reviewed_at)
+		values ('`+rejected+`', '`+userB+`', 'CIV4ZZZ', 'Caz respins al lui B', 'Mediu', 4, 'civil', false, 'Motivul respingerii', '`+userA+`', now())`); err != nil {
+		t.Fatal(err)
+	}
+	a, b := e.token("authenticated", userA), e.token("authenticated", userB)
+	body := `{"p_case_id":"` + rejected + `"}`
+
+	// case_snapshot is an internal helper of the audit: nobody calls it through the API.
+	e.expectErr(e.raw("POST", "rpc/case_snapshot", a, body), 403, "42501")
+	e.expectErr(e.raw("POST", "rpc/case_snapshot", "", body), 401, "42501")
+	// case_used_by_others answers the author (and moderators) only.
+	if r := e.do("POST", "rpc/case_used_by_others", a, body); r.status != 200 || r.raw != "null" {
+		t.Fatalf("case_used_by_others as another student: %d %s", r.status, r.raw)
+	}
+	if r := e.do("POST", "rpc/case_used_by_others", b, body); r.status != 200 || r.raw != "false" {
+		t.Fatalf("case_used_by_others as the author: %d %s", r.status, r.raw)
+	}
+	e.expectErr(e.raw("POST", "rpc/case_used_by_others", "", body), 401, "42501")
+	// The search copy of a rejected case is the author's, like the case.
+	if r := e.do("GET", "case_search?select=case_id&case_id=eq."+rejected, a, nil); r.raw != "[]" {
+		t.Fatalf("case_search as another student: %s", r.raw)
+	}
+	if r := e.do("GET", "case_search?select=code_fold&case_id=eq."+rejected, b, nil); !strings.Contains(r.raw, "civ4zzz") {
+		t.Fatalf("case_search as the author: %s", r.raw)
+	}
+	if r := e.do("GET", "case_search?select=case_id", a, nil); strings.Count(r.raw, "case_id") != 3 {
+		t.Fatalf("case_search lists: %s", r.raw)
+	}
+	// 007 meant the code search for signed-in users only; PUBLIC used to hand it to anon.
+	e.expectErr(e.raw("POST", "rpc/search_code_articles", "", `{"p_query":"contract"}`), 401, "42501")
+	// Extensions' functions are not in the schema cache.
+	for _, fn := range []string{"gen_random_bytes", "crypt", "similarity", "set_limit", "show_trgm", "unaccent"} {
+		e.expectErr(e.raw("POST", "rpc/"+fn, a, `{}`), 404, "PGRST202")
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -34,7 +36,11 @@ func Run(ctx context.Context, d deps.Deps) error {
 			if err != nil {
 				return err
 			}
-			d.Log.Info("seed", "content", s.name, "result", msg, "rows", n)
+			level := slog.LevelInfo
+			if strings.Contains(msg, "skipped") {
+				level = slog.LevelWarn
+			}
+			d.Log.Log(ctx, level, "seed", "content", s.name, "result", msg, "rows", n)
 			return nil
 		}); err != nil {
 			return fmt.Errorf("seed %s: %w", s.name, err)
@@ -165,13 +171,21 @@ func loadCases(ctx context.Context, tx pgx.Tx) (string, int, error) {
 	if err != nil || same {
 		return "unchanged", 0, err
 	}
+	var taken []string
 	for _, c := range cases {
 		category, ok := cat.Category(c.CategoryID)
 		if !ok {
 			return "", 0, fmt.Errorf("%s: unknown category %q", c.Code, c.CategoryID)
 		}
 		var id string
-		err := tx.QueryRow(ctx, "select id from public.cases where case_code = $1", c.Code).Scan(&id)
+		var authored bool
+		err := tx.QueryRow(ctx, "select id, user_id is not null from public.cases where case_code = $1", c.Code).Scan(&id, &authored)
+		if err == nil && authored {
+			// A user's case already has this code (codes share the generator's format).
+			// It stays theirs: the seeder never turns a user's row into curriculum.
+			taken = append(taken, c.Code)
+			continue
+		}
 		switch err {
 		case pgx.ErrNoRows:
 			err = tx.QueryRow(ctx, `insert into public.cases
@@ -217,6 +231,9 @@ func loadCases(ctx context.Context, tx pgx.Tx) (string, int, error) {
 			on conflict (case_id) do update set model_answer = excluded.model_answer`, id, c.ModelAnswer); err != nil {
 			return "", 0, err
 		}
+	}
+	if len(taken) > 0 {
+		return "loaded; skipped, code used by a user's case: " + strings.Join(taken, ", "), len(cases) - len(taken), nil
 	}
 	return "loaded", len(cases), nil
 }
