@@ -231,15 +231,31 @@ func TestFunctionsFollowTheReadRuleOfCases(t *testing.T) {
 		t.Fatalf("case_used_by_others as the author: %d %s", r.status, r.raw)
 	}
 	e.expectErr(e.raw("POST", "rpc/case_used_by_others", "", body), 401, "42501")
-	// The search copy of a rejected case is the author's, like the case.
+	// The search copy holds no rejected case, whoever reads it; search finds none.
 	if r := e.do("GET", "case_search?select=case_id&case_id=eq."+rejected, a, nil); r.raw != "[]" {
 		t.Fatalf("case_search as another student: %s", r.raw)
 	}
-	if r := e.do("GET", "case_search?select=code_fold&case_id=eq."+rejected, b, nil); !strings.Contains(r.raw, "civ4zzz") {
-		t.Fatalf("case_search as the author: %s", r.raw)
-	}
 	if r := e.do("GET", "case_search?select=case_id", a, nil); strings.Count(r.raw, "case_id") != 3 {
 		t.Fatalf("case_search lists: %s", r.raw)
+	}
+	if r := e.do("POST", "rpc/search_cases", a, `{"search_query":"respins"}`); r.raw != "[]" {
+		t.Fatalf("search_cases finds the rejected case: %s", r.raw)
+	}
+	// A case rejected after it was saved leaves the search copy too.
+	const draft = "55555555-5555-4555-8555-555555555555"
+	if _, err := e.srv.Deps.Owner.Exec(context.Background(), `
+		insert into public.cases (id, user_id, case_code, title, level, week_number, domain, verified)
+		values ('`+draft+`', '`+userB+`', 'CIV5YYY', 'Ciorna lui B', 'Mediu', 5, 'civil', false)`); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.do("GET", "case_search?select=case_id&case_id=eq."+draft, a, nil); !strings.Contains(r.raw, draft) {
+		t.Fatalf("an unreviewed draft is searchable: %s", r.raw)
+	}
+	if _, err := e.srv.Deps.Owner.Exec(context.Background(), `update public.cases set rejection_reason = 'Nu' where id = '`+draft+`'`); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.do("GET", "case_search?select=case_id&case_id=eq."+draft, b, nil); r.raw != "[]" {
+		t.Fatalf("a rejected case stays in the search copy: %s", r.raw)
 	}
 	// 007 meant the code search for signed-in users only; PUBLIC used to hand it to anon.
 	e.expectErr(e.raw("POST", "rpc/search_code_articles", "", `{"p_query":"contract"}`), 401, "42501")
