@@ -86,6 +86,11 @@ func SendAsRole(ctx context.Context, conn *pgx.Conn, claims *authn.Claims, mode 
 	if rollback {
 		b.Queue("rollback")
 	}
+	for _, q := range b.QueuedQueries {
+		if err := prepareBounded(ctx, conn, q.SQL); err != nil {
+			return err
+		}
+	}
 	err = conn.SendBatch(ctx, b).Close()
 	if err != nil && conn.PgConn().TxStatus() != 'I' {
 		// Only an explicit BEGIN leaves a failed transaction open; end it before the

@@ -109,10 +109,11 @@ func OpenPools(ctx context.Context, databaseURL string, secret []byte, opts Pool
 //     message, including the parse and plan of a statement that arrives in the same
 //     pipeline as the settings statement (a deeply nested statement prepared before a
 //     set_config ran used to parse for seconds with no limit);
-//   - generated statements run as unnamed statements (pgx's exec mode): the default
+//   - statements run unnamed (pgx's exec mode) unless prepared explicitly: the default
 //     statement cache kept one server-side prepared statement per distinct SQL text, so
-//     forty distinct nested reads grew one backend from 37 MB to 578 MB. Only the fixed
-//     settings statements are prepared, once per connection (prepareRoleSetup).
+//     forty distinct nested reads grew one backend from 37 MB to 578 MB. The fixed
+//     settings statements are prepared once per connection (prepareRoleSetup), short
+//     generated ones within fixed bounds (prepareBounded).
 func configureAPI(cfg *pgxpool.Config, statementTimeout time.Duration) {
 	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
 	if statementTimeout > 0 {
