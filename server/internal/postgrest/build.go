@@ -31,11 +31,7 @@ type builder struct {
 // aliasNames maps the statement's aliases to relation names; root is the request's
 // relation (alias _t0).
 func (b *builder) aliasNames(root string) *aliasNames {
-	a := &aliasNames{root: root, names: map[string]string{"_t0": root}}
-	for k, v := range b.relAliases {
-		a.names[k] = v
-	}
-	return a
+	return &aliasNames{root: root, names: b.relAliases} // read only when an error is mapped
 }
 
 // embedRef is an embed as the parent sees it: the target read through alias under cond.

@@ -78,10 +78,11 @@ func internalSQLState(c string) bool {
 
 // aliasNames maps the aliases of a generated statement (_t0 for the request's relation,
 // _tN for embeds, with _i/_o suffixes for their existence and order subqueries) to the
-// relations' names, so error messages name tables, not aliases.
+// relations' names, so error messages name tables, not aliases. Other aliases (of
+// subqueries and results) become the request's relation.
 type aliasNames struct {
 	root  string
-	names map[string]string
+	names map[string]string // embed aliases
 }
 
 var internalAlias = regexp.MustCompile(`\b_(?:t[0-9]+(?:_[io])?|j_t[0-9]+|e[0-9]+|r|c|m|p|j|v|ins|row|new)\b`)
