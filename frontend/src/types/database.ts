@@ -197,10 +197,6 @@ export type Database = {
         Args: { p_case_id: string; };
         Returns: string;
       };
-      case_snapshot: {
-        Args: { p_case_id: string; };
-        Returns: Json;
-      };
       case_used_by_others: {
         Args: { p_case_id: string; };
         Returns: boolean;
@@ -229,10 +225,6 @@ export type Database = {
         Args: { p_username: string; };
         Returns: boolean;
       };
-      jsonb_changed: {
-        Args: { p_old: Json; p_new: Json; };
-        Returns: Record<string, unknown>;
-      };
       leaderboard: {
         Args: { max_results?: number; };
         Returns: Record<string, unknown>[];
@@ -252,10 +244,6 @@ export type Database = {
       review_reject_case: {
         Args: { p_case_id: string; p_reason: string; };
         Returns: Database['public']['Tables']['cases']['Row'];
-      };
-      review_require_moderator: {
-        Args: { [_ in never]: never  };
-        Returns: undefined;
       };
       review_update_case: {
         Args: { p_case_id: string; p_case: Json; };

@@ -56,7 +56,9 @@ func Prepare(ctx context.Context, cfg *config.Config, log *slog.Logger, migrate 
 		}
 		log.Info("database migrated", "platform", v.Platform, "app", v.App)
 	}
-	pools, err := db.OpenPoolsAs(ctx, url, cfg.DBAuthenticator, cfg.JWTSecret, int32(cfg.DBOwnerPool), int32(cfg.DBPool))
+	pools, err := db.OpenPools(ctx, url, cfg.JWTSecret, db.PoolOptions{
+		Role: cfg.DBAuthenticator, OwnerConns: int32(cfg.DBOwnerPool), APIConns: int32(cfg.DBPool), StatementTimeout: cfg.StatementTimeout,
+	})
 	if err != nil {
 		stopCluster()
 		return deps.Deps{}, func() {}, err

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"time"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
@@ -27,8 +26,6 @@ type RequestInfo struct {
 	Method  string
 	Path    string
 	Headers map[string]string
-	// StatementTimeout, when positive, bounds every statement of the transaction.
-	StatementTimeout time.Duration
 }
 
 // allowedRoles are the only roles a request may switch into. The role comes from a
@@ -89,6 +86,11 @@ func SendAsRole(ctx context.Context, conn *pgx.Conn, claims *authn.Claims, mode 
 	if rollback {
 		b.Queue("rollback")
 	}
+	for _, q := range b.QueuedQueries {
+		if err := prepareBounded(ctx, conn, q.SQL); err != nil {
+			return err
+		}
+	}
 	err = conn.SendBatch(ctx, b).Close()
 	if err != nil && conn.PgConn().TxStatus() != 'I' {
 		// Only an explicit BEGIN leaves a failed transaction open; end it before the
@@ -125,25 +127,39 @@ func roleSetup(claims *authn.Claims, info RequestInfo, readOnly bool) (string, [
 		claimsJSON = []byte(`{"role":"` + role + `"}`) // role is one of allowedRoles: no escaping needed
 	}
 	headersJSON := appendJSONObject(nil, info.Headers)
-	timeout := "0"
-	if info.StatementTimeout > 0 {
-		timeout = fmt.Sprintf("%dms", info.StatementTimeout.Milliseconds())
+	args := []any{role, string(claimsJSON), sub, info.Method, info.Path, string(headersJSON)}
+	if readOnly {
+		return setupReadOnly, args, nil
 	}
-	const q = `select set_config('role', $1, true),
+	return setupReadWrite, args, nil
+}
+
+// The settings statements. The statement timeout is not among them: it is the API
+// connections' own setting (configureAPI), so it also covers parsing and planning.
+const (
+	setupReadWrite = `select set_config('role', $1, true),
   set_config('request.jwt.claims', $2, true),
   set_config('request.jwt.claim.sub', $3, true),
   set_config('request.jwt.claim.role', $1, true),
   set_config('request.method', $4, true),
   set_config('request.path', $5, true),
-  set_config('request.headers', $6, true),
-  set_config('statement_timeout', $7, true)`
-	args := []any{role, string(claimsJSON), sub, info.Method, info.Path, string(headersJSON), timeout}
-	if readOnly {
-		// Going read-only is allowed at any point of a transaction (only the way back
-		// must come before the first query), so the setup statement can do it.
-		return q + ",\n  set_config('transaction_read_only', 'on', true)", args, nil
+  set_config('request.headers', $6, true)`
+	// Going read-only is allowed at any point of a transaction (only the way back must
+	// come before the first query), so the setup statement can do it.
+	setupReadOnly = setupReadWrite + `,
+  set_config('transaction_read_only', 'on', true)`
+)
+
+// prepareRoleSetup prepares the two settings statements on a new API connection. They
+// are the only prepared statements the API keeps: pgx runs a prepared statement by its
+// text (one Bind, no Parse), while generated SQL goes unnamed (QueryExecModeExec).
+func prepareRoleSetup(ctx context.Context, conn *pgx.Conn) error {
+	for _, q := range []string{setupReadWrite, setupReadOnly} {
+		if _, err := conn.Prepare(ctx, q, q); err != nil {
+			return fmt.Errorf("prepare settings statement: %w", err)
+		}
 	}
-	return q, args, nil
+	return nil
 }
 
 // appendJSONObject encodes a string map as a JSON object, as json.Marshal would (sorted

@@ -79,7 +79,7 @@ func TestKeepBackendHeapStopsPerStatementPageFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Both of the server's pools prepare their connections this way.
-	pools, err := db.OpenPools(ctx, url, []byte("0123456789abcdef0123456789abcdef"), 2)
+	pools, err := db.OpenPools(ctx, url, []byte("0123456789abcdef0123456789abcdef"), db.PoolOptions{OwnerConns: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func TestAsRoleSetsRoleAndClaims(t *testing.T) {
 	url := pgtest.New(t)
 	ctx := context.Background()
 	secret := []byte("0123456789abcdef0123456789abcdef")
-	pools, err := db.OpenPools(ctx, url, secret, 2)
+	pools, err := db.OpenPools(ctx, url, secret, db.PoolOptions{OwnerConns: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,12 +19,12 @@ func TestLoginRolePerDeployment(t *testing.T) {
 	urlA, urlB := pgtest.New(t), pgtest.New(t)
 	secretA := []byte("secret-of-deployment-a-0123456789abcdef")
 	secretB := []byte("secret-of-deployment-b-0123456789abcdef")
-	poolsB, err := db.OpenPools(ctx, urlB, secretB, 2)
+	poolsB, err := db.OpenPools(ctx, urlB, secretB, db.PoolOptions{OwnerConns: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer poolsB.Close()
-	poolsA, err := db.OpenPools(ctx, urlA, secretA, 2) // A starts last
+	poolsA, err := db.OpenPools(ctx, urlA, secretA, db.PoolOptions{OwnerConns: 2}) // A starts last
 	if err != nil {
 		t.Fatal(err)
 	}

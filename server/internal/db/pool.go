@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,16 +65,21 @@ func AuthenticatorPassword(secret []byte, role string) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// OpenPools prepares the database's login role (LoginRole) and opens both pools for a
-// migrated database. maxConns sizes the owner pool and, unless apiConns is positive, the
-// API pool too.
-func OpenPools(ctx context.Context, databaseURL string, secret []byte, maxConns int32, apiConns ...int32) (*Pools, error) {
-	return OpenPoolsAs(ctx, databaseURL, "", secret, maxConns, apiConns...)
+// PoolOptions name the login role, size the pools and bound the API's statements.
+type PoolOptions struct {
+	// Role is the API's login role (DB_AUTHENTICATOR); "" is LoginRole of the database.
+	Role string
+	// OwnerConns sizes the owner pool (16 when not positive) and, unless APIConns is
+	// positive, the API pool too.
+	OwnerConns, APIConns int32
+	// StatementTimeout, when positive, is the API connections' statement_timeout.
+	StatementTimeout time.Duration
 }
 
-// OpenPoolsAs is OpenPools with the login role named (DB_AUTHENTICATOR); "" is
-// LoginRole of the database.
-func OpenPoolsAs(ctx context.Context, databaseURL, role string, secret []byte, maxConns int32, apiConns ...int32) (*Pools, error) {
+// OpenPools prepares the database's login role (LoginRole, or opts.Role) and opens both
+// pools for a migrated database.
+func OpenPools(ctx context.Context, databaseURL string, secret []byte, opts PoolOptions) (*Pools, error) {
+	role := opts.Role
 	ownerCfg, err := pgxpool.ParseConfig(databaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
@@ -86,6 +92,7 @@ func OpenPoolsAs(ctx context.Context, databaseURL, role string, secret []byte, m
 	}
 	// pgx defaults to max(4, CPUs), which starves concurrent requests on small machines
 	// (a bcrypt-bound sign-in holds its connection); PostgREST's default pool is 10.
+	maxConns := opts.OwnerConns
 	if maxConns <= 0 {
 		maxConns = 16
 	}
@@ -103,9 +110,10 @@ func OpenPoolsAs(ctx context.Context, databaseURL, role string, secret []byte, m
 	apiCfg := ownerCfg.Copy()
 	apiCfg.ConnConfig.User = role
 	apiCfg.ConnConfig.Password = pw
-	if len(apiConns) > 0 && apiConns[0] > 0 {
-		apiCfg.MaxConns = apiConns[0]
+	if opts.APIConns > 0 {
+		apiCfg.MaxConns = opts.APIConns
 	}
+	configureAPI(apiCfg, opts.StatementTimeout)
 	api, err := pgxpool.NewWithConfig(ctx, apiCfg)
 	if err != nil {
 		owner.Close()
@@ -142,6 +150,38 @@ exception when duplicate_object or unique_violation then null; end $$`, role, r)
 		}
 	}
 	return nil
+}
+
+// configureAPI makes the API connections safe for generated SQL:
+//   - statement_timeout is a startup parameter of the connection, so it bounds every
+//     message, including the parse and plan of a statement that arrives in the same
+//     pipeline as the settings statement (a deeply nested statement prepared before a
+//     set_config ran used to parse for seconds with no limit);
+//   - statements run unnamed (pgx's exec mode) unless prepared explicitly: the default
+//     statement cache kept one server-side prepared statement per distinct SQL text, so
+//     forty distinct nested reads grew one backend from 37 MB to 578 MB. The fixed
+//     settings statements are prepared once per connection (prepareRoleSetup), short
+//     generated ones within fixed bounds (prepareBounded).
+func configureAPI(cfg *pgxpool.Config, statementTimeout time.Duration) {
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
+	if statementTimeout > 0 {
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(statementTimeout.Milliseconds(), 10)
+	}
+	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		// The connection's own preparation is fixed work, not a request: a short timeout
+		// on a busy machine must not fail it. RESET returns to the startup parameter.
+		if _, err := conn.Exec(ctx, "set statement_timeout = 0"); err != nil {
+			return err
+		}
+		if err := KeepBackendHeap(ctx, conn); err != nil {
+			return err
+		}
+		if err := prepareRoleSetup(ctx, conn); err != nil {
+			return err
+		}
+		_, err := conn.Exec(ctx, "reset statement_timeout")
+		return err
+	}
 }
 
 // EnsureDatabase creates the database named in databaseURL when it does not exist,

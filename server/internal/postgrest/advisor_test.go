@@ -39,7 +39,7 @@ func (r *records) WithGroup(string) slog.Handler      { return r }
 func TestAdvisorNamesExposedRelationsWithoutRLS(t *testing.T) {
 	url := pgtest.NewPlatform(t)
 	ctx := context.Background()
-	pools, err := db.OpenPools(ctx, url, []byte("0123456789abcdef0123456789abcdef"), 2)
+	pools, err := db.OpenPools(ctx, url, []byte("0123456789abcdef0123456789abcdef"), db.PoolOptions{OwnerConns: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestAdvisorNamesExposedRelationsWithoutRLS(t *testing.T) {
 func TestCheckSchemasRefusesUnusableSchemas(t *testing.T) {
 	url := pgtest.NewPlatform(t)
 	ctx := context.Background()
-	pools, err := db.OpenPools(ctx, url, []byte("0123456789abcdef0123456789abcdef"), 2)
+	pools, err := db.OpenPools(ctx, url, []byte("0123456789abcdef0123456789abcdef"), db.PoolOptions{OwnerConns: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

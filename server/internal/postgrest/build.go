@@ -24,6 +24,14 @@ type builder struct {
 	// embeds holds each embed's relationship and join condition by parent path and name,
 	// for ordering by a to-one embed's column.
 	embeds map[string]embedRef
+	// relAliases names the relation behind each embed alias (_tN), for error messages.
+	relAliases map[string]string
+}
+
+// aliasNames maps the statement's aliases to relation names; root is the request's
+// relation (alias _t0).
+func (b *builder) aliasNames(root string) *aliasNames {
+	return &aliasNames{root: root, names: b.relAliases} // read only when an error is mapped
 }
 
 // embedRef is an embed as the parent sees it: the target read through alias under cond.
@@ -286,6 +294,10 @@ func (b *builder) embed(parent *Relation, palias string, it SelectItem, path str
 		sub = path + "." + name
 	}
 	t := b.nextAlias("t")
+	if b.relAliases == nil {
+		b.relAliases = map[string]string{}
+	}
+	b.relAliases[t] = rel.target.Name
 	cond, _ := joinCond(rel, palias, t)
 	var list []string
 	if !it.Spread {

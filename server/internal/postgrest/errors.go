@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -64,6 +65,42 @@ func fromPG(err error, authenticated bool) error {
 	}
 	e.Status = pgStatus(pg.Code, authenticated)
 	return e
+}
+
+// internalSQLState reports the classes whose messages describe the database's
+// internals rather than the request: insufficient resources (53, e.g. out of memory),
+// program limits (54, e.g. the parser's "memory exhausted", stack depth), system errors
+// (58) and internal errors (XX).
+func internalSQLState(c string) bool {
+	switch c[:min(2, len(c))] {
+	case "53", "54", "58", "XX":
+		return true
+	}
+	return false
+}
+
+// aliasNames maps the aliases of a generated statement (_t0 for the request's relation,
+// _tN for embeds, with _i/_o suffixes for their existence and order subqueries) to the
+// relations' names, so error messages name tables, not aliases. Other aliases (of
+// subqueries and results) become the request's relation.
+type aliasNames struct {
+	root  string
+	names map[string]string // embed aliases
+}
+
+var internalAlias = regexp.MustCompile(`\b_(?:t[0-9]+(?:_[io])?|j_t[0-9]+|e[0-9]+|r|c|m|p|j|v|ins|row|new)\b`)
+
+func (a *aliasNames) replace(s string) string {
+	if !strings.Contains(s, "_") {
+		return s
+	}
+	return internalAlias.ReplaceAllStringFunc(s, func(alias string) string {
+		base := strings.TrimSuffix(strings.TrimSuffix(alias, "_i"), "_o")
+		if n, ok := a.names[base]; ok {
+			return n
+		}
+		return a.root
+	})
 }
 
 // pgStatus is PostgREST's SQLSTATE → HTTP status table; anything it does not list is 400.

@@ -91,6 +91,8 @@ type request struct {
 	explainSQL, exactSQL string
 	// body holds the JSON PostgreSQL built until the response is written (see bodyBuffer).
 	body *bodyBuffer
+	// aliases names the relations behind the statement's aliases, for error messages.
+	aliases *aliasNames
 }
 
 // bodyBuffer receives the response body straight from pgx's read buffer. Buffers are
@@ -160,7 +162,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	isRPC := strings.HasPrefix(path, "rpc/")
-	if rq.q, err = parseQuery(r.URL.Query(), isRPC); err != nil {
+	vals := r.URL.Query()
+	if err := checkLimits(r.URL.RawQuery, vals); err != nil {
+		return err
+	}
+	if rq.q, err = parseQuery(vals, isRPC); err != nil {
 		return err
 	}
 	if rg := r.Header.Get("Range"); rg != "" && r.Method == http.MethodGet {
@@ -341,17 +347,15 @@ func (s *Server) exec(rq *request, mode db.Mode, sql string, args []any) (result
 // their affected rows from the command tag instead of a result row.
 func (s *Server) run(rq *request, mode db.Mode, sql string, args []any, plain bool) (result, error) {
 	var res result
-	info := db.RequestInfo{Method: rq.r.Method, Path: rq.r.URL.Path, StatementTimeout: s.d.Config.StatementTimeout, Headers: headerMap(rq.r)}
+	info := db.RequestInfo{Method: rq.r.Method, Path: rq.r.URL.Path, Headers: headerMap(rq.r)}
 	strict := rq.prefer["handling"] == "strict" && rq.prefer["max-affected"] != ""
-	if rq.explainSQL == "" && !(mode == db.ReadWrite && strict) {
+	// A write answering a single object must change exactly one row: decided before commit.
+	singular := mode == db.ReadWrite && rq.single
+	if rq.explainSQL == "" && !(mode == db.ReadWrite && strict) && !singular {
 		// Nothing to decide between statements: one round trip.
 		res, err := s.pipelined(rq, mode, info, sql, args, plain)
 		if err != nil {
-			var nr db.ErrRoleNotAllowed
-			if errors.As(err, &nr) {
-				return res, &Error{Status: 401, Code: "PGRST301", Message: err.Error()}
-			}
-			return res, fromPG(err, rq.id.HasUserToken)
+			return res, s.dbError(rq, err)
 		}
 		return res, nil
 	}
@@ -384,6 +388,10 @@ func (s *Server) run(rq *request, mode db.Mode, sql string, args []any, plain bo
 			}
 		}
 		if mode == db.ReadWrite {
+			if singular && res.rows != 1 {
+				// PostgREST rolls the write back (PGRST116) rather than answer after it.
+				return singularityError(res.rows)
+			}
 			if max, ok := rq.prefer["max-affected"]; ok && rq.prefer["handling"] == "strict" {
 				if n, err := strconv.Atoi(max); err == nil && res.rows > n {
 					return &Error{Status: 400, Code: "PGRST124", Message: "Query result exceeds max-affected preference constraint", Details: fmt.Sprintf("The query affects %d rows", res.rows)}
@@ -399,13 +407,46 @@ func (s *Server) run(rq *request, mode db.Mode, sql string, args []any, plain bo
 		err = nil
 	}
 	if err != nil {
-		var nr db.ErrRoleNotAllowed
-		if errors.As(err, &nr) {
-			return res, &Error{Status: 401, Code: "PGRST301", Message: err.Error()}
-		}
-		return res, fromPG(err, rq.id.HasUserToken)
+		return res, s.dbError(rq, err)
 	}
 	return res, nil
+}
+
+// dbError turns an error of a request's statement into the answer PostgREST gives.
+// Errors of the database's internals (out of memory, limits, I/O) answer a generic
+// error and are logged in full here instead; the statement's own aliases in other
+// messages become the names of the relations they stand for.
+func (s *Server) dbError(rq *request, err error) error {
+	var nr db.ErrRoleNotAllowed
+	if errors.As(err, &nr) {
+		return &Error{Status: 401, Code: "PGRST301", Message: err.Error()}
+	}
+	var pg *pgconn.PgError
+	if !errors.As(err, &pg) {
+		return err
+	}
+	if internalSQLState(pg.Code) {
+		s.d.Log.Error("postgrest: database error", "request_id", rq.r.Header.Get("X-Request-Id"), "code", pg.Code,
+			"message", pg.Message, "detail", pg.Detail, "hint", pg.Hint)
+		return &Error{Status: pgStatus(pg.Code, rq.id.HasUserToken), Code: pg.Code, Message: "Internal database error"}
+	}
+	e := fromPG(err, rq.id.HasUserToken)
+	if pe, ok := e.(*Error); ok && rq.aliases != nil {
+		pe.Message = rq.aliases.replace(pe.Message)
+		if d, ok := pe.Details.(string); ok {
+			pe.Details = rq.aliases.replace(d)
+		}
+		if h, ok := pe.Hint.(string); ok {
+			pe.Hint = rq.aliases.replace(h)
+		}
+	}
+	return e
+}
+
+// singularityError is PostgREST's answer when a single object was asked for and the
+// statement yielded n rows.
+func singularityError(n int) *Error {
+	return &Error{Status: 406, Code: "PGRST116", Message: "JSON object requested, multiple (or no) rows returned", Details: fmt.Sprintf("The result contains %d rows", n)}
 }
 
 // pipelined runs the statement after the role and claims settings in one round trip and
@@ -504,11 +545,18 @@ func (s *Server) read(rq *request, sc *Schema, rel *Relation) error {
 	case "exact":
 		sql = stmt(exact)
 	case "planned", "estimated":
+		if estimateMayReveal(rq, rel) {
+			// The planner estimates from the whole table's statistics, rows the caller
+			// cannot read included: count what the caller can see instead.
+			sql = stmt(exact)
+			break
+		}
 		// The same select list and filters (so every parameter is referenced), unlimited:
 		// the top plan node's row estimate is the planned count.
 		rq.explainSQL = "explain (format json) select " + strings.Join(list, ", ") + from
 		rq.exactSQL = stmt(exact)
 	}
+	rq.aliases = b.aliasNames(rel.Name)
 	res, err := s.exec(rq, db.ReadOnly, sql, b.args)
 	if err != nil {
 		return err
@@ -521,6 +569,16 @@ func (s *Server) read(rq *request, sc *Schema, rel *Relation) error {
 	}
 	setPreferenceApplied(rq, appliedRead)
 	return s.respond(rq, res, http.StatusOK, rq.q.Offset[""])
+}
+
+// estimateMayReveal reports whether the planner's estimate for rel could tell the caller
+// about rows it may not read: a table under row-level security, or a view (whose tables
+// may be), read by a role that does not bypass it.
+func estimateMayReveal(rq *request, rel *Relation) bool {
+	if c := rq.id.Claims; c != nil && c.Role == authn.RoleServiceRole {
+		return false
+	}
+	return rel.RowSecurity || rel.IsView
 }
 
 // respond writes the body with Content-Range, single-object negotiation and CSV.
@@ -539,7 +597,7 @@ func (s *Server) respond(rq *request, res result, status, offset int) error {
 	switch {
 	case rq.single:
 		if res.rows != 1 {
-			return &Error{Status: 406, Code: "PGRST116", Message: "JSON object requested, multiple (or no) rows returned", Details: fmt.Sprintf("The result contains %d rows", res.rows)}
+			return singularityError(res.rows)
 		}
 		var arr []json.RawMessage
 		_ = json.Unmarshal(body, &arr)

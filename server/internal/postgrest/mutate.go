@@ -92,6 +92,7 @@ func minimal(rq *request) bool {
 
 // mutate runs a data-modifying statement, wrapped for a body unless minimal.
 func (s *Server) mutate(rq *request, b *builder, rel *Relation, stmt string) (result, error) {
+	rq.aliases = b.aliasNames(rel.Name)
 	if minimal(rq) {
 		return s.run(rq, db.ReadWrite, stmt, b.args, true)
 	}
@@ -300,6 +301,7 @@ func (s *Server) put(rq *request, sc *Schema, rel *Relation) error {
 		" from json_populate_record(null::" + src + ", " + b.arg(string(rows[0])) + "::json) _p where " + strings.Join(match, " and ") +
 		" on conflict (" + quoteAll(rel.PK) + ")" + conflict
 	var res result
+	rq.aliases = b.aliasNames(rel.Name)
 	if minimal(rq) {
 		res, err = s.run(rq, db.ReadWrite, cte, b.args, true)
 	} else {
@@ -443,6 +445,7 @@ func (s *Server) rpc(rq *request, sc *Schema, f *Func) error {
 	default:
 		sql = "select coalesce(to_json(" + fn + "), 'null')::text, 1, null::bigint"
 	}
+	rq.aliases = b.aliasNames(f.Name)
 	res, err := s.exec(rq, mode, sql, b.args)
 	if err != nil {
 		return err

@@ -22,10 +22,12 @@ type Schema struct {
 type Relation struct {
 	Schema, Name string
 	IsView       bool
-	Columns      []Column
-	col          map[string]*Column
-	PK           []string
-	FKs          []*FK // foreign keys from this relation
+	// RowSecurity is true when row-level security is enabled on the table.
+	RowSecurity bool
+	Columns     []Column
+	col         map[string]*Column
+	PK          []string
+	FKs         []*FK // foreign keys from this relation
 }
 
 // Column of a relation.
@@ -81,7 +83,7 @@ func (c *cache) get() *Schema { return c.v.Load() }
 func loadSchema(ctx context.Context, pool *pgxpool.Pool, schemas []string) (*Schema, error) {
 	s := &Schema{Relations: map[string]*Relation{}, Funcs: map[string]*Func{}}
 	rows, err := pool.Query(ctx, `
-		select n.nspname, c.relname, c.relkind in ('v','m'), a.attname, format_type(a.atttypid, a.atttypmod), not a.attnotnull, a.atthasdef,
+		select n.nspname, c.relname, c.relkind in ('v','m'), c.relrowsecurity, a.attname, format_type(a.atttypid, a.atttypmod), not a.attnotnull, a.atthasdef,
 		       coalesce(pg_get_expr(d.adbin, d.adrelid), '')
 		from pg_class c join pg_namespace n on n.oid = c.relnamespace
 		join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
@@ -93,15 +95,15 @@ func loadSchema(ctx context.Context, pool *pgxpool.Pool, schemas []string) (*Sch
 	}
 	for rows.Next() {
 		var sch, name, col, typ, defExpr string
-		var view, nullable, def bool
-		if err := rows.Scan(&sch, &name, &view, &col, &typ, &nullable, &def, &defExpr); err != nil {
+		var view, rls, nullable, def bool
+		if err := rows.Scan(&sch, &name, &view, &rls, &col, &typ, &nullable, &def, &defExpr); err != nil {
 			rows.Close()
 			return nil, err
 		}
 		key := sch + "." + name
 		r := s.Relations[key]
 		if r == nil {
-			r = &Relation{Schema: sch, Name: name, IsView: view, col: map[string]*Column{}}
+			r = &Relation{Schema: sch, Name: name, IsView: view, RowSecurity: rls, col: map[string]*Column{}}
 			s.Relations[key] = r
 		}
 		r.Columns = append(r.Columns, Column{Name: col, Type: typ, Nullable: nullable, Default: def, DefaultExpr: defExpr})
@@ -161,7 +163,10 @@ func loadSchema(ctx context.Context, pool *pgxpool.Pool, schemas []string) (*Sch
 		       p.pronargdefaults, format_type(p.prorettype, null), p.proretset,
 		       t.typtype = 'c' or p.prorettype = 'record'::regtype, p.prorettype = 'void'::regtype, p.provolatile = 'v'
 		from pg_proc p join pg_namespace n on n.oid = p.pronamespace join pg_type t on t.oid = p.prorettype
-		where n.nspname = any($1) and p.prokind = 'f'`, schemas)
+		where n.nspname = any($1) and p.prokind = 'f'
+		  -- Functions of extensions (pgcrypto, pg_trgm, unaccent in public) are not the API.
+		  and not exists (select 1 from pg_depend d
+		                  where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e')`, schemas)
 	if err != nil {
 		return nil, err
 	}

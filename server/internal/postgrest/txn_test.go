@@ -38,7 +38,8 @@ func TestRequestsLeaveNoSettingsOnTheirConnection(t *testing.T) {
 		t.Fatalf("committed rows: %s", r.raw)
 	}
 
-	// Every pooled connection: the login role, no claims, read-write, the default timeout.
+	// Every pooled connection: the login role, no claims, read-write, and the configured
+	// statement timeout (the connection's own setting, testserver's 8 s).
 	ctx := context.Background()
 	api := e.srv.Deps.API
 	var held []*pgxpool.Conn
@@ -59,7 +60,7 @@ func TestRequestsLeaveNoSettingsOnTheirConnection(t *testing.T) {
 			current_setting('statement_timeout')`).Scan(&user, &claims, &sub, &readOnly, &timeout); err != nil {
 			t.Fatal(err)
 		}
-		if user != api.Config().ConnConfig.User || claims != "" || sub != "" || readOnly != "off" || timeout != "0" {
+		if user != api.Config().ConnConfig.User || claims != "" || sub != "" || readOnly != "off" || timeout != "8s" {
 			t.Errorf("connection %d after requests: user=%s claims=%q sub=%q read_only=%s statement_timeout=%s", i, user, claims, sub, readOnly, timeout)
 		}
 	}

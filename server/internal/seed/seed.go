@@ -10,6 +10,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -34,7 +36,11 @@ func Run(ctx context.Context, d deps.Deps) error {
 			if err != nil {
 				return err
 			}
-			d.Log.Info("seed", "content", s.name, "result", msg, "rows", n)
+			level := slog.LevelInfo
+			if strings.Contains(msg, "skipped") {
+				level = slog.LevelWarn
+			}
+			d.Log.Log(ctx, level, "seed", "content", s.name, "result", msg, "rows", n)
 			return nil
 		}); err != nil {
 			return fmt.Errorf("seed %s: %w", s.name, err)
@@ -166,13 +172,21 @@ func loadCases(ctx context.Context, tx pgx.Tx) (string, int, error) {
 	if err != nil || same {
 		return "unchanged", 0, err
 	}
+	var taken []string
 	for _, c := range cases {
 		category, ok := cat.Category(c.CategoryID)
 		if !ok {
 			return "", 0, fmt.Errorf("%s: unknown category %q", c.Code, c.CategoryID)
 		}
 		var id string
-		err := tx.QueryRow(ctx, "select id from public.cases where case_code = $1", c.Code).Scan(&id)
+		var authored bool
+		err := tx.QueryRow(ctx, "select id, user_id is not null from public.cases where case_code = $1", c.Code).Scan(&id, &authored)
+		if err == nil && authored {
+			// A user's case already has this code (codes share the generator's format).
+			// It stays theirs: the seeder never turns a user's row into curriculum.
+			taken = append(taken, c.Code)
+			continue
+		}
 		switch err {
 		case pgx.ErrNoRows:
 			err = tx.QueryRow(ctx, `insert into public.cases
@@ -227,7 +241,11 @@ func loadCases(ctx context.Context, tx pgx.Tx) (string, int, error) {
 	if err != nil {
 		return "", 0, err
 	}
-	return fmt.Sprintf("loaded (%d dropped cases deleted, %d archived)", removed, archived), len(cases), nil
+	msg := fmt.Sprintf("loaded (%d dropped cases deleted, %d archived)", removed, archived)
+	if len(taken) > 0 {
+		return msg + "; skipped, code used by a user's case: " + strings.Join(taken, ", "), len(cases) - len(taken), nil
+	}
+	return msg, len(cases), nil
 }
 
 // lawAsOf is the case's date for the database: null when a file lacks it (TestCurriculum

@@ -20,7 +20,7 @@ func seeded(t *testing.T) deps.Deps {
 	t.Helper()
 	ctx := context.Background()
 	url := pgtest.New(t)
-	pools, err := db.OpenPools(ctx, url, []byte("0123456789abcdef0123456789abcdef"), 4)
+	pools, err := db.OpenPools(ctx, url, []byte("0123456789abcdef0123456789abcdef"), db.PoolOptions{OwnerConns: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,5 +318,48 @@ func TestReseedRetiresDroppedCases(t *testing.T) {
 	reseed()
 	if n := count(t, d, "select count(*) from cases where case_code = $1 and archived_at is null", cases[0].Code); n != 1 {
 		t.Error("a case back in the files stayed archived")
+	}
+}
+
+// A user's case whose code the curriculum also uses stays the user's: seeding neither
+// verifies it nor rewrites it as curriculum, and the rest of the curriculum loads.
+func TestSeedNeverTakesOverAUsersCase(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.New(t)
+	pools, err := db.OpenPools(ctx, url, []byte("0123456789abcdef0123456789abcdef"), db.PoolOptions{OwnerConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pools.Close)
+	d := deps.Deps{DatabaseURL: url, Owner: pools.Owner, API: pools.API, Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))}
+	cases, err := seed.LoadCases()
+	if err != nil || len(cases) == 0 {
+		t.Fatal(err)
+	}
+	code := cases[0].Code
+	const student = "5a1b7c2a-3d4f-4a6b-8c9d-0e1f2a3b4c5d"
+	if _, err := d.Owner.Exec(ctx, `insert into auth.users (id, email, aud, role) values ($1, 's@x.ro', 'authenticated', 'authenticated')`, student); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Owner.Exec(ctx, `insert into public.cases (user_id, case_code, title, level, week_number, legal_problem, case_description, question, verified)
+		values ($1, $2, 'Cazul meu', 'Mediu', 1, 'p', 'd', 'q', false)`, student, code); err != nil {
+		t.Fatal(err)
+	}
+	if err := seed.Run(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	var owner, title string
+	var verified bool
+	var children int
+	if err := d.Owner.QueryRow(ctx, `select coalesce(user_id::text, ''), title, verified,
+		(select count(*) from public.case_articles a where a.case_id = c.id) + (select count(*) from public.case_model_answers m where m.case_id = c.id)
+		from public.cases c where case_code = $1`, code).Scan(&owner, &title, &verified, &children); err != nil {
+		t.Fatal(err)
+	}
+	if owner != student || title != "Cazul meu" || verified || children != 0 {
+		t.Fatalf("the student's case %s became: author %q, title %q, verified %v, %d curriculum children", code, owner, title, verified, children)
+	}
+	if n := count(t, d, "select count(*) from public.cases where verified and user_id is null"); n != len(cases)-1 {
+		t.Fatalf("%d curriculum cases loaded, want %d", n, len(cases)-1)
 	}
 }
