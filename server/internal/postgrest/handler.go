@@ -421,6 +421,9 @@ func (s *Server) dbError(rq *request, err error) error {
 	if errors.As(err, &nr) {
 		return &Error{Status: 401, Code: "PGRST301", Message: err.Error()}
 	}
+	if connectionLost(err) {
+		return errUnavailable
+	}
 	var pg *pgconn.PgError
 	if !errors.As(err, &pg) {
 		return err
