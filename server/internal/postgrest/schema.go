@@ -272,6 +272,13 @@ func (srv *Server) watch(ctx context.Context) {
 		if err == nil {
 			_, err = conn.Exec(ctx, "listen pgrst")
 		}
+		if err == nil {
+			// DDL committed before LISTEN took effect (at start, or while reconnecting)
+			// notified nobody: load the schema again now that we listen.
+			if lerr := srv.Reload(ctx); lerr != nil {
+				srv.d.Log.Error("postgrest: schema reload", "err", lerr)
+			}
+		}
 		for err == nil {
 			nt, werr := conn.WaitForNotification(ctx)
 			if werr != nil {
