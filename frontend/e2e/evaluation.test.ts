@@ -36,7 +36,7 @@ test('evaluation: empty text, AI-written text, then a graded solution', async ()
     await page.getByText(/miros de algoritm/).waitFor();
     await area.fill('Ion răspunde pentru fapta proprie: art. 1357 C.civ. cere faptă ilicită, prejudiciu, legătură de cauzalitate și vinovăție.');
     await button.click();
-    await page.getByText('Evaluare Completă', { exact: true }).waitFor({ timeout: 15000 });
+    await page.getByText('Evaluare Completă', { exact: true }).waitFor({ timeout: 60_000 });
     await page.getByText('78/100 · Bine').waitFor();
     await page.getByText('Evaluare completă!', { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Resetează' }).click();

@@ -111,7 +111,7 @@ test('generator: five steps, edit, remove a hint, reorder steps, save as Neverif
     await page.getByRole('button', { name: 'Generează cazul' }).click();
     await page.getByRole('progressbar', { name: 'Progresul generării' }).waitFor();
     await page.getByText('Generarea durează aproximativ 10-30 de secunde.').waitFor();
-    await page.getByRole('heading', { name: 'Editează și salvează' }).waitFor({ timeout: 15000 });
+    await page.getByRole('heading', { name: 'Editează și salvează' }).waitFor({ timeout: 60_000 });
     // What the browser sent: the choices only; the server put its own prompt.
     const reqs = (await (await fetch(`${fake}/_requests`)).json()) as { system: string; messages: { content: string }[]; temperature: number }[];
     expect(reqs).toHaveLength(1);
@@ -163,7 +163,7 @@ test('generator: five steps, edit, remove a hint, reorder steps, save as Neverif
     await toStep5(page);
     await script([{ text: JSON.stringify(generated) }, { text: JSON.stringify({ category, subcategory }) }]);
     await page.getByRole('button', { name: 'Generează cazul' }).click();
-    await page.getByRole('heading', { name: 'Editează și salvează' }).waitFor({ timeout: 15000 });
+    await page.getByRole('heading', { name: 'Editează și salvează' }).waitFor({ timeout: 60_000 });
     // No subcategory chosen: the classification call filled it.
     expect(await value(page, 'Subcategorie')).toBe(subcategory);
     await page.getByLabel('Cod caz').fill(' ' + savedCode.toLowerCase() + ' ');
@@ -178,12 +178,12 @@ test('generator: five steps, edit, remove a hint, reorder steps, save as Neverif
     await toStep5(page);
     await script([{ text: 'Iată cazul: {"title": "fără sfârșit", ' }]);
     await page.getByRole('button', { name: 'Generează cazul' }).click();
-    await page.getByText('Eroare la parsarea răspunsului AI. Încearcă din nou.').waitFor({ timeout: 15000 });
+    await page.getByText('Eroare la parsarea răspunsului AI. Încearcă din nou.').waitFor({ timeout: 60_000 });
     await page.getByRole('heading', { name: 'Configurare' }).waitFor();
     // An upstream failure gives the other message.
     await script([{ status: 400 }]);
     await page.getByRole('button', { name: 'Generează cazul' }).click();
-    await page.getByText('Eroare la generarea cazului. Verifică conexiunea și încearcă din nou.').waitFor({ timeout: 15000 });
+    await page.getByText('Eroare la generarea cazului. Verifică conexiunea și încearcă din nou.').waitFor({ timeout: 60_000 });
   });
 
   await step(page, 'generator-progress-page', async () => {

@@ -156,7 +156,7 @@ test('revise and resubmit: per-criterion change; My Progress groups by case with
     await script([PASSED, gradeReply(first)]);
     await page.getByRole('button', { name: 'Evaluează Soluția' }).click();
     const card = page.getByRole('region', { name: 'Evaluare Completă' });
-    await card.getByText('78/100 · Bine').waitFor({ timeout: 15_000 });
+    await card.getByText('78/100 · Bine').waitFor({ timeout: 60_000 });
     await card.getByText('Exigență Greu (5)').waitFor();
     expect(await card.getByTestId('total-delta').count()).toBe(0);
     await card.getByRole('button', { name: 'Revizuiește soluția' }).click();
@@ -167,7 +167,7 @@ test('revise and resubmit: per-criterion change; My Progress groups by case with
     await area.pressSequentially(' Concluzie: vecinul răspunde.');
     await script([PASSED, gradeReply(second)]);
     await page.getByRole('button', { name: 'Evaluează Soluția' }).click();
-    await card.getByText('80/100 · Foarte bine').waitFor({ timeout: 15_000 });
+    await card.getByText('80/100 · Foarte bine').waitFor({ timeout: 60_000 });
     expect(await card.getByTestId('total-delta').innerText()).toBe('Total: +2 (78 → 80)');
     expect(await card.getByTestId('criterion-delta').allInnerTexts()).toEqual(['+3 la Premisa majoră', '−1 la Concluzie']);
   });
@@ -210,7 +210,7 @@ test('model answer: generated, edited and saved with the case; the moderator rea
     await page.getByRole('heading', { name: 'Configurare' }).waitFor();
     await script([{ text: JSON.stringify({ title: 'Furtul unei biciclete din curtea vecinului într-o noapte de vară', legal_problem: 'Este furt?', case_description: 'Ion a luat bicicleta Mariei.', question: 'Ce infracțiune?', analysis_steps: [{ step_number: 1, description: 'Pas' }], hints: [{ hint_number: 1, text: 'Indiciu' }], model_answer: answer }) }]);
     await page.getByRole('button', { name: 'Generează cazul' }).click();
-    await page.getByRole('heading', { name: 'Editează și salvează' }).waitFor({ timeout: 15_000 });
+    await page.getByRole('heading', { name: 'Editează și salvează' }).waitFor({ timeout: 60_000 });
     const field = page.getByLabel('Soluția model');
     expect(await field.inputValue()).toBe(answer);
     await field.fill(answer + ' Pedeapsa: art. 228 alin. (1).');

@@ -60,7 +60,7 @@ test('mobile: drawer and bottom sheets, by touch and keyboard', async () => {
     // An article badge opens the code sheet on that article.
     await page.getByRole('button', { name: 'Art. 1357 C.civ.' }).tap();
     await sheet(page, 'Coduri').waitFor();
-    await page.locator('.code-text article.highlight[data-article="1357"]').waitFor({ timeout: 15000 });
+    await page.locator('.code-text article.highlight[data-article="1357"]').waitFor({ timeout: 60_000 });
     await until(async () => Math.round((await box(page, '.right-panel.sheet')).bottom) === 844, 'the sheet slid up');
     const sh = await box(page, '.right-panel.sheet');
     expect(sh.height).toBeGreaterThan(600);

@@ -116,7 +116,7 @@ test('study: tree, search, case, article jump, divider, evaluation and My Progre
   await step(page, 'study-articles', async () => {
     await openBySearch(page, 'CIV2ABD', CASE_TITLE);
     // The Civil Code is loaded (default tab); then each badge lands on its article.
-    await page.locator('.code-text [data-article="2600"]').waitFor({ state: 'attached', timeout: 15000 });
+    await page.locator('.code-text [data-article="2600"]').waitFor({ state: 'attached', timeout: 60_000 });
     expect(await page.locator('.code-text article').count()).toBeGreaterThan(2600);
     const times: number[] = [];
     for (const [ref, n] of [['Art. 1357 C.civ.', '1357'], ['Art. 14 C.civ.', '14'], ['Art. 630 C.civ.', '630'], ['Art. 1353 C.civ.', '1353'], ['Art. 15 C.civ.', '15']]) {
@@ -202,7 +202,7 @@ test('study: tree, search, case, article jump, divider, evaluation and My Progre
     // A good one: the card with score, band and the per-criterion chart.
     await area.fill('Vecinul a ridicat panourile doar ca să îl șicaneze pe reclamant: abuz de drept (art. 15 C.civ.), răspundere delictuală (art. 1357 C.civ.).');
     await evaluate.click();
-    await page.getByText('Evaluare Completă', { exact: true }).waitFor({ timeout: 15000 });
+    await page.getByText('Evaluare Completă', { exact: true }).waitFor({ timeout: 60_000 });
     await page.getByText('78/100 · Bine').waitFor();
     const chart = page.getByRole('img', { name: 'Punctaj pe criterii' });
     expect(await chart.getByTestId('criterion').count()).toBe(10);

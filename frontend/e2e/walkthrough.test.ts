@@ -43,7 +43,7 @@ test('walkthrough: account menu, titles, favicon, sign-up when signed in', async
     await summary.click();
     await page.locator('details.account-menu .menu').getByRole('link', { name: 'Settări' }).click();
     await page.waitForURL('**/settings');
-    expect(await menuOpen(page)).toBe(false);
+    await until(async () => !(await menuOpen(page)), 'the menu closed by the navigation');
   });
   await step(page, 'walkthrough-titles', async () => {
     await until(async () => (await page.title()) === 'Setări · Casus', 'the settings title');
