@@ -30,10 +30,11 @@ var (
 	linkSignup    = linkKind{"signup", "confirmation_token", mail.Confirmation, 24 * time.Hour, amrEmailSignup}
 	linkMagic     = linkKind{"magiclink", "confirmation_token", mail.MagicLink, time.Hour, amrMagicLink}
 	linkRecovery  = linkKind{"recovery", "recovery_token", mail.Recovery, time.Hour, amrRecovery}
-	linkKinds     = []linkKind{linkSignup, linkMagic, linkRecovery}
+	linkInvite    = linkKind{"invite", "confirmation_token", mail.Invite, 24 * time.Hour, amrInvite}
+	linkKinds     = []linkKind{linkSignup, linkMagic, linkRecovery, linkInvite}
 	linkTypeKinds = map[string][]linkKind{
-		"signup": {linkSignup}, "invite": {linkSignup}, "magiclink": {linkMagic},
-		"recovery": {linkRecovery}, "email": {linkSignup, linkMagic},
+		"signup": {linkSignup}, "invite": {linkInvite, linkSignup}, "magiclink": {linkMagic},
+		"recovery": {linkRecovery}, "email": {linkSignup, linkMagic, linkInvite},
 	}
 )
 
@@ -100,19 +101,30 @@ func (s *Server) issueLink(ctx context.Context, j linkJob) error {
 		return errors.New("SMTP is not configured")
 	}
 	token := randomToken(24)
-	row, err := s.q.LinkIssue(ctx, dbsqlc.LinkIssueParams{
-		Email: j.email, UnconfirmedOnly: j.unconfirmedOnly, TokenType: j.kind.tokenType, TokenHash: j.kind.hash(token),
-		FlowMethods: j.kind.flowMethods(), AuthCode: randomToken(16), ChallengeMethod: j.challengeMethod,
-		Challenge: j.challenge, AuthMethod: j.kind.flow,
-	})
+	row, err := s.storeLink(ctx, s.q, j, token)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	link := s.d.Config.SiteURL + "/auth/v1/verify?" + url.Values{"token": {token}, "type": {j.kind.name}, "redirect_to": {j.redirect}}.Encode()
-	return s.mailer.Send(mail.Compose(j.kind.mail, deref(row.Email), link))
+	return s.mailer.Send(mail.Compose(j.kind.mail, deref(row.Email), s.actionLink(token, j.kind.name, j.redirect)))
+}
+
+// storeLink stores a link's token (and the request's PKCE flow) for the address; no
+// rows when the address has no account (or only a confirmed one and j asks otherwise).
+func (s *Server) storeLink(ctx context.Context, q *dbsqlc.Queries, j linkJob, token string) (dbsqlc.LinkIssueRow, error) {
+	return q.LinkIssue(ctx, dbsqlc.LinkIssueParams{
+		Email: j.email, UnconfirmedOnly: j.unconfirmedOnly, TokenType: j.kind.tokenType, TokenHash: j.kind.hash(token),
+		FlowMethods: j.kind.flowMethods(), AuthCode: randomToken(16), ChallengeMethod: j.challengeMethod,
+		Challenge: j.challenge, AuthMethod: j.kind.flow,
+	})
+}
+
+// actionLink is the /verify link of a token, on the API's public address
+// (API_EXTERNAL_URL), as GoTrue mails it.
+func (s *Server) actionLink(token, typ, redirect string) string {
+	return s.d.Config.ExternalURL() + "/auth/v1/verify?" + url.Values{"token": {token}, "type": {typ}, "redirect_to": {redirect}}.Encode()
 }
 
 // pkceChallenge validates a request's code challenge; "" means the implicit flow.
