@@ -190,7 +190,6 @@ func TestAdminGenerateLink(t *testing.T) {
 	e.expectErr(gen(map[string]any{"type": "bogus", "email": "gen@example.ro"}), 400, "validation_failed")
 	e.expectErr(gen(map[string]any{"type": "signup", "email": "bad"}), 400, "validation_failed")
 	e.expectErr(gen(map[string]any{"type": "signup", "email": "nopw@example.ro"}), 400, "validation_failed")
-	e.expectErr(gen(map[string]any{"type": "email_change_new", "email": "gen@example.ro", "new_email": "x@example.ro"}), 422, "email_change_not_supported")
 	e.expectErr(e.do("POST", "/auth/v1/admin/generate_link", map[string]any{"type": "signup", "email": "a@example.ro", "password": "secret1"}, e.srv.Deps.Keys.AnonKey), 403, "not_admin")
 }
 
@@ -221,4 +220,59 @@ func TestInvite(t *testing.T) {
 	}
 	// Now confirmed: a second invite is refused.
 	e.expectErr(e.do("POST", "/auth/v1/invite", map[string]any{"email": "guest@example.ro"}, svc), 422, "email_exists")
+}
+
+// generate_link's e-mail change links, as GoTrue with secure e-mail change: both the
+// current and the new address confirm, in either order, before the address moves.
+func TestAdminGenerateEmailChangeLinks(t *testing.T) {
+	e := start(t, nil)
+	svc := e.srv.Deps.Keys.ServiceKey
+	gen := func(body map[string]any) resp {
+		t.Helper()
+		return e.do("POST", "/auth/v1/admin/generate_link", body, svc)
+	}
+	e.signupConfirmed("cur@example.ro", "secret1")
+	e.do("POST", "/auth/v1/admin/users", map[string]any{"email": "other@example.ro"}, svc)
+	e.expectErr(gen(map[string]any{"type": "email_change_new", "email": "ghost@example.ro", "new_email": "n@example.ro"}), 404, "user_not_found")
+	e.expectErr(gen(map[string]any{"type": "email_change_new", "email": "cur@example.ro", "new_email": "Other@example.ro"}), 422, "email_exists")
+	e.expectErr(gen(map[string]any{"type": "email_change_new", "email": "cur@example.ro", "new_email": "bad"}), 400, "validation_failed")
+	e.expectErr(gen(map[string]any{"type": "email_change_new", "email": "cur@example.ro"}), 400, "validation_failed")
+
+	cur := gen(map[string]any{"type": "email_change_current", "email": "cur@example.ro", "new_email": "moved@example.ro"})
+	nw := gen(map[string]any{"type": "email_change_new", "email": "cur@example.ro", "new_email": "moved@example.ro"})
+	for _, r := range []resp{cur, nw} {
+		link, _ := url.Parse(r.body["action_link"].(string))
+		if r.status != 200 || link.Query().Get("type") != "email_change" || link.Query().Get("token") != r.body["hashed_token"] {
+			t.Fatalf("email change link: %d %v", r.status, r.body)
+		}
+	}
+	// The first link is accepted and changes nothing yet.
+	loc, frag := e.follow(cur.body["action_link"].(string))
+	if frag.Get("message") == "" || frag.Get("access_token") != "" || loc.Host != strings.TrimPrefix(e.srv.URL, "http://") {
+		t.Fatalf("first confirmation: %s", loc)
+	}
+	if s := e.signIn("cur@example.ro", "secret1"); s.status != 200 {
+		t.Fatalf("the address moved after one confirmation: %v", s.body)
+	}
+	// The second completes it (here through verifyOtp's token_hash) and signs in.
+	v := e.do("POST", "/auth/v1/verify", map[string]any{"type": "email_change", "token_hash": nw.body["hashed_token"]}, "")
+	if v.status != 200 || v.body["user"].(map[string]any)["email"] != "moved@example.ro" {
+		t.Fatalf("second confirmation: %d %v", v.status, v.body)
+	}
+	if s := e.signIn("moved@example.ro", "secret1"); s.status != 200 {
+		t.Fatalf("new address: %v", s.body)
+	}
+	e.expectErr(e.signIn("cur@example.ro", "secret1"), 400, "invalid_credentials")
+	// Both links are spent.
+	e.expectErr(e.do("POST", "/auth/v1/verify", map[string]any{"type": "email_change", "token_hash": nw.body["hashed_token"]}, ""), 403, "otp_expired")
+
+	// One link alone never moves the address.
+	one := gen(map[string]any{"type": "email_change_new", "email": "moved@example.ro", "new_email": "third@example.ro"})
+	p := e.do("POST", "/auth/v1/verify", map[string]any{"type": "email_change", "token_hash": one.body["hashed_token"]}, "")
+	if p.status != 200 || p.body["msg"] == nil || p.body["access_token"] != nil {
+		t.Fatalf("single confirmation: %d %v", p.status, p.body)
+	}
+	if s := e.signIn("moved@example.ro", "secret1"); s.status != 200 {
+		t.Fatalf("moved on one link: %v", s.body)
+	}
 }

@@ -41,10 +41,10 @@ func (p *generateLinkParams) validate() (linkKind, error) {
 		return linkMagic, nil
 	case "recovery":
 		return linkRecovery, nil
-	case "email_change_current", "email_change_new":
-		// Casus has no e-mail change flow yet (PUT /user refuses it); an admin changes the
-		// address directly with PUT /admin/users/{id}.
-		return linkKind{}, errEmailChange
+	case "email_change_current":
+		return linkEmailChangeCurrent, nil
+	case "email_change_new":
+		return linkEmailChangeNew, nil
 	}
 	return linkKind{}, errf(400, "validation_failed", "Invalid email action link type requested: %v", p.Type)
 }
@@ -89,6 +89,9 @@ func (s *Server) adminGenerateLink(w http.ResponseWriter, r *http.Request) error
 	found := err == nil
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return err
+	}
+	if kind.flow == amrEmailChange {
+		return s.generateEmailChangeLink(w, r, p, kind, existing, found, redirect)
 	}
 	var create *dbsqlc.UserCreateParams
 	switch {
@@ -141,6 +144,36 @@ func (s *Server) adminGenerateLink(w http.ResponseWriter, r *http.Request) error
 	}
 	httpx.WriteJSON(w, 200, generateLinkResponse{
 		userBody: s.userJSON(ctx, s.q, u), ActionLink: s.actionLink(token, p.Type, redirect),
+		EmailOTP: token, HashedToken: token, VerificationType: p.Type, RedirectTo: redirect,
+	})
+	return nil
+}
+
+// generateEmailChangeLink is generate_link for email_change_current and _new: the link
+// (type=email_change) confirms the change to new_email for one of the two addresses.
+func (s *Server) generateEmailChangeLink(w http.ResponseWriter, r *http.Request, p generateLinkParams, kind linkKind, u dbsqlc.AuthUser, found bool, redirect string) error {
+	if !found {
+		return errf(404, "user_not_found", "User with this email not found")
+	}
+	ctx := r.Context()
+	newEmail, err := s.emailChangeTarget(ctx, p.NewEmail)
+	if err != nil {
+		return err
+	}
+	token := randomToken(24)
+	err = pgx.BeginFunc(ctx, s.d.Owner, func(tx pgx.Tx) error {
+		if err := storeEmailChange(ctx, tx, u, kind, newEmail, token); err != nil {
+			return err
+		}
+		var err error
+		u, err = s.q.WithTx(tx).UserGetByID(ctx, u.ID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	httpx.WriteJSON(w, 200, generateLinkResponse{
+		userBody: s.userJSON(ctx, s.q, u), ActionLink: s.actionLink(token, "email_change", redirect),
 		EmailOTP: token, HashedToken: token, VerificationType: p.Type, RedirectTo: redirect,
 	})
 	return nil

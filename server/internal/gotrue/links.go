@@ -35,6 +35,7 @@ var (
 	linkTypeKinds = map[string][]linkKind{
 		"signup": {linkSignup}, "invite": {linkInvite, linkSignup}, "magiclink": {linkMagic},
 		"recovery": {linkRecovery}, "email": {linkSignup, linkMagic, linkInvite},
+		"email_change": {linkEmailChangeCurrent, linkEmailChangeNew},
 	}
 )
 
@@ -139,11 +140,13 @@ func pkceChallenge(challenge, method string) (string, string, error) {
 	return challenge, method, nil
 }
 
-// redeemed is a consumed link: its user (confirmed now) and what the link was.
+// redeemed is a consumed link: its user (confirmed now) and what the link was; pending
+// is an e-mail change link whose other link is still to be followed.
 type redeemed struct {
 	user    dbsqlc.AuthUser
 	kind    linkKind
 	created time.Time
+	pending bool
 }
 
 // consume redeems a one-time token of the given verify type, confirming the address.
@@ -174,6 +177,10 @@ func (s *Server) consume(ctx context.Context, token, typ string) (redeemed, erro
 	}
 	if time.Since(row.CreatedAt.Time) > kind.ttl {
 		return redeemed{}, errOTPExpired
+	}
+	if kind.flow == amrEmailChange {
+		u, pending, err := s.confirmEmailChange(ctx, row.UserID)
+		return redeemed{user: u, kind: kind, created: row.CreatedAt.Time, pending: pending}, err
 	}
 	u, err := s.q.UserConfirmLink(ctx, dbsqlc.UserConfirmLinkParams{UserID: row.UserID, KeepPassword: kind == linkSignup})
 	if errors.Is(err, pgx.ErrNoRows) {

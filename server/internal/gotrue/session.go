@@ -113,6 +113,7 @@ const (
 	amrRecovery    = "recovery"
 	amrMagicLink   = "magiclink"
 	amrInvite      = "invite"
+	amrEmailChange = "email_change"
 )
 
 // sessionAMR is the session's amr claim as stored at sign-in, most recent first: a
