@@ -53,6 +53,25 @@ describe('auth admin API', () => {
     expect(missing.error?.code).toBe('user_not_found');
   });
 
+  test('generateLink email_change_current and _new: both confirm, then the address moves', async () => {
+    const email = address('change');
+    const newEmail = address('changed');
+    await admin.auth.admin.createUser({ email, password: 'secret-123', email_confirm: true });
+    const cur = await admin.auth.admin.generateLink({ type: 'email_change_current', email, newEmail });
+    const next = await admin.auth.admin.generateLink({ type: 'email_change_new', email, newEmail });
+    expect(cur.error).toBeNull();
+    expect(next.error).toBeNull();
+    const anon = client();
+    const first = await anon.auth.verifyOtp({ type: 'email_change', token_hash: cur.data.properties!.hashed_token });
+    expect(first.error).toBeNull();
+    expect(first.data.session).toBeNull();
+    const second = await anon.auth.verifyOtp({ type: 'email_change', token_hash: next.data.properties!.hashed_token });
+    expect(second.error).toBeNull();
+    expect(second.data.user?.email).toBe(newEmail);
+    const signIn = await client().auth.signInWithPassword({ email: newEmail, password: 'secret-123' });
+    expect(signIn.error).toBeNull();
+  });
+
   test('inviteUserByEmail mails an invite link that signs the invitee in', async () => {
     const email = address('invite');
     const { data, error } = await admin.auth.admin.inviteUserByEmail(email, { data: { name: 'Oaspete' } });
