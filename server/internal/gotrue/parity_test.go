@@ -204,6 +204,12 @@ func TestUnknownAuthPathIsJSON404(t *testing.T) {
 			}
 		}
 	}
+	// A known path asked with another method is a 405, not a 404.
+	for _, mp := range [][2]string{{"DELETE", "/auth/v1/user"}, {"GET", "/auth/v1/signup"}, {"PATCH", "/auth/v1/admin/users/x"}} {
+		if r := e.do(mp[0], mp[1], nil, ""); r.status != 405 {
+			t.Fatalf("%s %s: %d %v", mp[0], mp[1], r.status, r.body)
+		}
+	}
 	// The web app still answers its own routes.
 	res, err := http.Get(e.srv.URL + "/dashboard")
 	if err != nil {

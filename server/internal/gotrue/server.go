@@ -94,10 +94,25 @@ func (s *Server) Routes(mux *http.ServeMux) {
 	mux.Handle("DELETE /auth/v1/admin/users/{id}", h(s.admin(s.adminDelete)))
 	mux.Handle("POST /auth/v1/admin/generate_link", h(s.admin(s.adminGenerateLink)))
 	mux.Handle("POST /auth/v1/invite", h(s.admin(s.invite)))
-	// Any other path under /auth/v1 is GoTrue's 404, never the web app's index.html.
+	// Any other path under /auth/v1 is GoTrue's 404, never the web app's index.html; a
+	// known path asked with another method stays a 405, as GoTrue's router answers it.
 	// (One pattern per method: the web app's "GET /" is more general in path.)
-	notFound := httpx.Handle(s.d.Log, func(http.ResponseWriter, *http.Request) error { return errPathNotFound })
-	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+	methods := []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
+	notFound := httpx.Handle(s.d.Log, func(w http.ResponseWriter, r *http.Request) error {
+		var allow []string
+		for _, m := range methods {
+			if _, p := mux.Handler(&http.Request{Method: m, URL: r.URL, Host: r.Host}); p != "" && p != m+" /auth/v1/" {
+				allow = append(allow, m)
+			}
+		}
+		if len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return nil
+		}
+		return errPathNotFound
+	})
+	for _, m := range methods {
 		mux.Handle(m+" /auth/v1/", notFound)
 	}
 	if s.outbox != nil && s.d.Config.DevMailOutbox {
