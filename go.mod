@@ -2,6 +2,9 @@ module casus
 
 go 1.26.8
 
+// npm dependencies may ship Go packages (flatted does); they are not ours to vet or test.
+ignore ./frontend/node_modules
+
 require (
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/jackc/pgx/v5 v5.12.0

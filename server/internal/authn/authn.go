@@ -23,6 +23,11 @@ const (
 	RoleServiceRole   = "service_role"
 )
 
+// GoTrue writes a single audience as a string ("aud":"authenticated"), so policies can
+// compare auth.jwt()->>'aud'; golang-jwt's default is an array. Decoding still accepts
+// both, so tokens issued before this change stay valid.
+func init() { jwt.MarshalSingleStringAsArray = false }
+
 // Claims are the verified contents of a JWT, GoTrue's claim set.
 type Claims struct {
 	jwt.RegisteredClaims

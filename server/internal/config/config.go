@@ -39,7 +39,13 @@ type Config struct {
 	// refuse to fall back to a private cluster.
 	DatabaseURLSet bool
 	StateDir       string // CASUS_STATE_DIR: dev secret, private cluster, outbox (default .casus)
-	SiteURL        string // SITE_URL: public origin, e-mail links, redirect allow-list
+	SiteURL        string // SITE_URL: the app's origin, default redirect target and allow-list base
+	// APIExternalURL (API_EXTERNAL_URL, GoTrue's name, default SITE_URL) is the public
+	// address of the API: mailed /auth/v1/verify links and the token issuer use it.
+	APIExternalURL string
+	// JWTAdminRoles (JWT_ADMIN_ROLES, GoTrue's GOTRUE_JWT_ADMIN_ROLES) are the token roles
+	// the admin API accepts as bearer.
+	JWTAdminRoles []string
 	// AdditionalRedirectURLs are further allowed redirect prefixes (ADDITIONAL_REDIRECT_URLS, comma separated).
 	AdditionalRedirectURLs []string
 
@@ -196,6 +202,8 @@ func Load() (*Config, error) {
 	c.RateLimitEnabled = envBool("RATE_LIMIT_ENABLED", true)
 	c.DBSchemas = splitList(env("DB_SCHEMAS", "public"))
 	c.AdditionalRedirectURLs = splitList(os.Getenv("ADDITIONAL_REDIRECT_URLS"))
+	c.APIExternalURL = strings.TrimRight(env("API_EXTERNAL_URL", c.SiteURL), "/")
+	c.JWTAdminRoles = splitList(env("JWT_ADMIN_ROLES", "service_role,supabase_admin"))
 	if c.TrustedProxies, err = ParsePrefixes(os.Getenv("TRUSTED_PROXIES")); err != nil {
 		errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %w", err))
 	}
@@ -239,6 +247,9 @@ func (c *Config) Validate() error {
 	}
 	if _, err := url.Parse(c.SiteURL); err != nil {
 		return fmt.Errorf("SITE_URL: %w", err)
+	}
+	if u, err := url.Parse(c.ExternalURL()); err != nil || u.Scheme == "" || u.Host == "" {
+		return fmt.Errorf("API_EXTERNAL_URL must be an absolute URL, got %q", c.ExternalURL())
 	}
 	if len(c.DBSchemas) == 0 {
 		return errors.New("DB_SCHEMAS must name at least one schema")
@@ -369,4 +380,21 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// ExternalURL is API_EXTERNAL_URL, or SITE_URL when it is not set.
+func (c *Config) ExternalURL() string {
+	if c.APIExternalURL != "" {
+		return c.APIExternalURL
+	}
+	return c.SiteURL
+}
+
+// AdminRoles are the roles the admin API accepts (JWT_ADMIN_ROLES), GoTrue's default
+// when not set.
+func (c *Config) AdminRoles() []string {
+	if len(c.JWTAdminRoles) > 0 {
+		return c.JWTAdminRoles
+	}
+	return []string{"service_role", "supabase_admin"}
 }

@@ -3,6 +3,7 @@ package gotrue
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -30,6 +31,33 @@ type adminUser struct {
 	BanDuration  string          `json:"ban_duration"`
 }
 
+// emailAppMetadata is the app_metadata of an account made with an e-mail address.
+const emailAppMetadata = `{"provider":"email","providers":["email"]}`
+
+// mergeObjects returns base with the keys of over set on it (both JSON objects); the
+// result is bounded like the metadata it is made from.
+func mergeObjects(base, over []byte) ([]byte, error) {
+	var b, o map[string]any
+	if json.Unmarshal(base, &b) != nil || json.Unmarshal(over, &o) != nil || o == nil {
+		return nil, errf(400, "validation_failed", "app_metadata must be a JSON object")
+	}
+	if b == nil {
+		b = map[string]any{}
+	}
+	for k, v := range o {
+		if v == nil {
+			delete(b, k) // GoTrue: a null value removes the key
+			continue
+		}
+		b[k] = v
+	}
+	out, err := json.Marshal(b)
+	if err == nil && len(out) > maxMetadataBytes {
+		return nil, errMetadataTooLarge("app_metadata")
+	}
+	return out, err
+}
+
 // checkMetadata bounds the metadata an admin sets, as sign-up and PUT /user do.
 func (p adminUser) checkMetadata() error {
 	if len(p.UserMetadata) > maxMetadataBytes {
@@ -41,14 +69,31 @@ func (p adminUser) checkMetadata() error {
 	return nil
 }
 
-func (s *Server) adminList(w http.ResponseWriter, r *http.Request) error {
-	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
-	perPage, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
-	if page < 1 {
-		page = 1
+// pageParam reads a positive page or per_page value; absent is def.
+func pageParam(r *http.Request, name string, def int) (int, error) {
+	raw := r.URL.Query().Get(name)
+	if raw == "" {
+		return def, nil
 	}
-	if perPage < 1 || perPage > 1000 {
-		perPage = 50
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 1 {
+		return 0, errf(400, "validation_failed", "Bad Pagination Parameters: %s must be a positive integer", name)
+	}
+	return n, nil
+}
+
+func (s *Server) adminList(w http.ResponseWriter, r *http.Request) error {
+	page, err := pageParam(r, "page", 1)
+	if err != nil {
+		return err
+	}
+	perPage, err := pageParam(r, "per_page", 50)
+	if err != nil {
+		return err
+	}
+	perPage = min(perPage, 1000)
+	if page > math.MaxInt32/perPage {
+		return errf(400, "validation_failed", "Bad Pagination Parameters: page is too large")
 	}
 	ctx := r.Context()
 	users, err := s.q.UsersList(ctx, dbsqlc.UsersListParams{Lim: int32(perPage), Off: int32((page - 1) * perPage)})
@@ -74,10 +119,13 @@ func (s *Server) adminCreate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p.Email = strings.TrimSpace(p.Email)
+	if p.Email == "" {
+		return errf(400, "validation_failed", "Cannot create a user without either an email or phone")
+	}
 	if !validEmail(p.Email) {
 		return errInvalidEmail
 	}
-	params := dbsqlc.UserCreateParams{Email: p.Email, UserMeta: []byte("{}"), AppMeta: []byte(`{"provider":"email","providers":["email"]}`)}
+	params := dbsqlc.UserCreateParams{Email: p.Email, UserMeta: []byte("{}"), AppMeta: []byte(emailAppMetadata)}
 	if p.Password != nil {
 		hash, err := s.hashPassword(*p.Password)
 		if err != nil {
@@ -92,7 +140,12 @@ func (s *Server) adminCreate(w http.ResponseWriter, r *http.Request) error {
 		params.UserMeta = p.UserMetadata
 	}
 	if len(p.AppMetadata) > 0 && string(p.AppMetadata) != "null" {
-		params.AppMeta = p.AppMetadata
+		// As GoTrue: provider and providers are set first, the admin's keys merged over them.
+		merged, err := mergeObjects([]byte(emailAppMetadata), p.AppMetadata)
+		if err != nil {
+			return err
+		}
+		params.AppMeta = merged
 	}
 	if p.EmailConfirm {
 		params.EmailConfirmedAt = now()
@@ -105,7 +158,7 @@ func (s *Server) adminCreate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	})
 	if isUniqueViolation(err) {
-		return errf(422, "email_exists", "A user with this email address has already been registered")
+		return errEmailExists
 	}
 	if err != nil {
 		return err
@@ -147,12 +200,31 @@ func (s *Server) adminUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err := p.checkMetadata(); err != nil {
 		return err
 	}
+	newEmail := strings.TrimSpace(p.Email)
+	if strings.EqualFold(newEmail, deref(u.Email)) {
+		newEmail = ""
+	}
+	if newEmail != "" {
+		if !validEmail(newEmail) {
+			return errInvalidEmail
+		}
+		if _, err := s.q.UserGetByEmail(r.Context(), newEmail); err == nil {
+			return errEmailExists
+		} else if !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+	}
 	params := dbsqlc.UserAdminUpdateParams{ID: u.ID, Confirm: p.EmailConfirm, BannedUntil: u.BannedUntil}
 	if len(p.UserMetadata) > 0 && string(p.UserMetadata) != "null" {
 		params.UserMeta = p.UserMetadata
 	}
 	if len(p.AppMetadata) > 0 && string(p.AppMetadata) != "null" {
-		params.AppMeta = p.AppMetadata
+		// As GoTrue, the keys given are merged into the stored app_metadata.
+		merged, err := mergeObjects(u.RawAppMetaData, p.AppMetadata)
+		if err != nil {
+			return err
+		}
+		params.AppMeta = merged
 	}
 	var newHash *string
 	if p.Password != nil {
@@ -177,12 +249,25 @@ func (s *Server) adminUpdate(w http.ResponseWriter, r *http.Request) error {
 		if err := q.UserAdminUpdate(ctx, params); err != nil {
 			return err
 		}
+		if newEmail != "" {
+			// As GoTrue: an admin's change applies at once, to the user and its e-mail identity.
+			if _, err := tx.Exec(ctx, "update auth.users set email = $2, updated_at = now() where id = $1", u.ID, newEmail); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `update auth.identities set identity_data = identity_data || jsonb_build_object('email', $2::text), updated_at = now()
+				where user_id = $1 and provider = 'email'`, u.ID, newEmail); err != nil {
+				return err
+			}
+		}
 		if newHash == nil {
 			return nil
 		}
 		// As GoTrue: a password set by an admin ends every session and pending link.
 		return q.UserChangePassword(ctx, dbsqlc.UserChangePasswordParams{UserID: u.ID, EncryptedPassword: newHash})
 	})
+	if isUniqueViolation(err) {
+		return errEmailExists
+	}
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,7 @@ func errf(status int, code, format string, args ...any) *Error {
 var (
 	errInvalidCredentials = errf(400, "invalid_credentials", "Invalid login credentials")
 	errEmailNotConfirmed  = errf(400, "email_not_confirmed", "Email not confirmed")
+	errEmailExists        = errf(422, "email_exists", "A user with this email address has already been registered")
 	errUserExists         = errf(422, "user_already_exists", "User already registered")
 	errWeakPassword       = &Error{Status: 422, Code: "weak_password", Msg: "Password should be at least 6 characters.", Extra: map[string]any{"weak_password": map[string]any{"reasons": []string{"length"}}}}
 	errInvalidEmail       = errf(400, "validation_failed", "Unable to validate email address: invalid format")
@@ -52,8 +53,8 @@ var (
 	errNotAdmin           = errf(403, "not_admin", "User not allowed")
 	errNoAPIKey           = errf(401, "no_api_key", "No API key found in request")
 	errBadAPIKey          = errf(401, "invalid_api_key", "Invalid API key")
-	errRedirect           = errf(400, "validation_failed", "redirect_to is not on the allow-list of this project")
 	errEmailChange        = errf(422, "email_change_not_supported", "Changing the e-mail address is not supported; contact an administrator")
+	errPathNotFound       = errf(404, "not_found", "404 page not found")
 	errOverRequest        = errf(429, "over_request_rate_limit", "Request rate limit reached")
 	errOverEmail          = errf(429, "over_email_send_rate_limit", "Email rate limit exceeded")
 	errFlowNotFound       = errf(404, "flow_state_not_found", "invalid flow state, no valid flow state found")

@@ -613,6 +613,11 @@ func (s *Server) verifyGet(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
+	if link.pending {
+		frag := url.Values{"message": {singleConfirmationAccepted}}
+		http.Redirect(w, r, redirect+"#"+frag.Encode(), http.StatusSeeOther)
+		return nil
+	}
 	u := link.user
 	fs, err := s.q.FlowStateByUser(ctx, dbsqlc.FlowStateByUserParams{UserID: u.ID, AuthMethod: link.kind.flow, CreatedAt: pgtype.Timestamptz{Time: link.created, Valid: true}})
 	if err == nil {
@@ -658,6 +663,10 @@ func (s *Server) verifyPost(w http.ResponseWriter, r *http.Request) error {
 	link, err := s.consume(r.Context(), token, p.Type)
 	if err != nil {
 		return err
+	}
+	if link.pending {
+		httpx.WriteJSON(w, 200, map[string]any{"msg": singleConfirmationAccepted, "code": 200})
+		return nil
 	}
 	out, err := s.issueSession(r.Context(), r, link.user, amrOTP)
 	if err != nil {

@@ -30,10 +30,12 @@ var (
 	linkSignup    = linkKind{"signup", "confirmation_token", mail.Confirmation, 24 * time.Hour, amrEmailSignup}
 	linkMagic     = linkKind{"magiclink", "confirmation_token", mail.MagicLink, time.Hour, amrMagicLink}
 	linkRecovery  = linkKind{"recovery", "recovery_token", mail.Recovery, time.Hour, amrRecovery}
-	linkKinds     = []linkKind{linkSignup, linkMagic, linkRecovery}
+	linkInvite    = linkKind{"invite", "confirmation_token", mail.Invite, 24 * time.Hour, amrInvite}
+	linkKinds     = []linkKind{linkSignup, linkMagic, linkRecovery, linkInvite}
 	linkTypeKinds = map[string][]linkKind{
-		"signup": {linkSignup}, "invite": {linkSignup}, "magiclink": {linkMagic},
-		"recovery": {linkRecovery}, "email": {linkSignup, linkMagic},
+		"signup": {linkSignup}, "invite": {linkInvite, linkSignup}, "magiclink": {linkMagic},
+		"recovery": {linkRecovery}, "email": {linkSignup, linkMagic, linkInvite},
+		"email_change": {linkEmailChangeCurrent, linkEmailChangeNew},
 	}
 )
 
@@ -100,19 +102,30 @@ func (s *Server) issueLink(ctx context.Context, j linkJob) error {
 		return errors.New("SMTP is not configured")
 	}
 	token := randomToken(24)
-	row, err := s.q.LinkIssue(ctx, dbsqlc.LinkIssueParams{
-		Email: j.email, UnconfirmedOnly: j.unconfirmedOnly, TokenType: j.kind.tokenType, TokenHash: j.kind.hash(token),
-		FlowMethods: j.kind.flowMethods(), AuthCode: randomToken(16), ChallengeMethod: j.challengeMethod,
-		Challenge: j.challenge, AuthMethod: j.kind.flow,
-	})
+	row, err := s.storeLink(ctx, s.q, j, token)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	link := s.d.Config.SiteURL + "/auth/v1/verify?" + url.Values{"token": {token}, "type": {j.kind.name}, "redirect_to": {j.redirect}}.Encode()
-	return s.mailer.Send(mail.Compose(j.kind.mail, deref(row.Email), link))
+	return s.mailer.Send(mail.Compose(j.kind.mail, deref(row.Email), s.actionLink(token, j.kind.name, j.redirect)))
+}
+
+// storeLink stores a link's token (and the request's PKCE flow) for the address; no
+// rows when the address has no account (or only a confirmed one and j asks otherwise).
+func (s *Server) storeLink(ctx context.Context, q *dbsqlc.Queries, j linkJob, token string) (dbsqlc.LinkIssueRow, error) {
+	return q.LinkIssue(ctx, dbsqlc.LinkIssueParams{
+		Email: j.email, UnconfirmedOnly: j.unconfirmedOnly, TokenType: j.kind.tokenType, TokenHash: j.kind.hash(token),
+		FlowMethods: j.kind.flowMethods(), AuthCode: randomToken(16), ChallengeMethod: j.challengeMethod,
+		Challenge: j.challenge, AuthMethod: j.kind.flow,
+	})
+}
+
+// actionLink is the /verify link of a token, on the API's public address
+// (API_EXTERNAL_URL), as GoTrue mails it.
+func (s *Server) actionLink(token, typ, redirect string) string {
+	return s.d.Config.ExternalURL() + "/auth/v1/verify?" + url.Values{"token": {token}, "type": {typ}, "redirect_to": {redirect}}.Encode()
 }
 
 // pkceChallenge validates a request's code challenge; "" means the implicit flow.
@@ -127,11 +140,13 @@ func pkceChallenge(challenge, method string) (string, string, error) {
 	return challenge, method, nil
 }
 
-// redeemed is a consumed link: its user (confirmed now) and what the link was.
+// redeemed is a consumed link: its user (confirmed now) and what the link was; pending
+// is an e-mail change link whose other link is still to be followed.
 type redeemed struct {
 	user    dbsqlc.AuthUser
 	kind    linkKind
 	created time.Time
+	pending bool
 }
 
 // consume redeems a one-time token of the given verify type, confirming the address.
@@ -162,6 +177,10 @@ func (s *Server) consume(ctx context.Context, token, typ string) (redeemed, erro
 	}
 	if time.Since(row.CreatedAt.Time) > kind.ttl {
 		return redeemed{}, errOTPExpired
+	}
+	if kind.flow == amrEmailChange {
+		u, pending, err := s.confirmEmailChange(ctx, row.UserID)
+		return redeemed{user: u, kind: kind, created: row.CreatedAt.Time, pending: pending}, err
 	}
 	u, err := s.q.UserConfirmLink(ctx, dbsqlc.UserConfirmLinkParams{UserID: row.UserID, KeepPassword: kind == linkSignup})
 	if errors.Is(err, pgx.ErrNoRows) {

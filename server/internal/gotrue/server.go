@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -91,6 +92,29 @@ func (s *Server) Routes(mux *http.ServeMux) {
 	mux.Handle("GET /auth/v1/admin/users/{id}", h(s.admin(s.adminGet)))
 	mux.Handle("PUT /auth/v1/admin/users/{id}", h(s.admin(s.adminUpdate)))
 	mux.Handle("DELETE /auth/v1/admin/users/{id}", h(s.admin(s.adminDelete)))
+	mux.Handle("POST /auth/v1/admin/generate_link", h(s.admin(s.adminGenerateLink)))
+	mux.Handle("POST /auth/v1/invite", h(s.admin(s.invite)))
+	// Any other path under /auth/v1 is GoTrue's 404, never the web app's index.html; a
+	// known path asked with another method stays a 405, as GoTrue's router answers it.
+	// (One pattern per method: the web app's "GET /" is more general in path.)
+	methods := []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
+	notFound := httpx.Handle(s.d.Log, func(w http.ResponseWriter, r *http.Request) error {
+		var allow []string
+		for _, m := range methods {
+			if _, p := mux.Handler(&http.Request{Method: m, URL: r.URL, Host: r.Host}); p != "" && p != m+" /auth/v1/" {
+				allow = append(allow, m)
+			}
+		}
+		if len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return nil
+		}
+		return errPathNotFound
+	})
+	for _, m := range methods {
+		mux.Handle(m+" /auth/v1/", notFound)
+	}
 	if s.outbox != nil && s.d.Config.DevMailOutbox {
 		mux.HandleFunc("GET /_dev/mail", s.devMail)
 	}
@@ -135,7 +159,8 @@ func (s *Server) apiKeyRole(key string) (string, bool) {
 	return c.Role, true
 }
 
-// admin requires the service-role key as bearer (supabase-js sends it for auth.admin).
+// admin requires a bearer token whose role is one of JWT_ADMIN_ROLES (default
+// service_role and supabase_admin, as GoTrue); supabase-js sends the service-role key.
 func (s *Server) admin(next httpx.HandlerFunc) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		tok := authn.BearerToken(r)
@@ -146,7 +171,7 @@ func (s *Server) admin(next httpx.HandlerFunc) httpx.HandlerFunc {
 		if err != nil {
 			return errBadJWT
 		}
-		if c.Role != authn.RoleServiceRole {
+		if !slices.Contains(s.d.Config.AdminRoles(), c.Role) {
 			return errNotAdmin
 		}
 		return next(w, r)
@@ -189,15 +214,21 @@ func (s *Server) settings(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// redirectTo validates a redirect against SITE_URL and ADDITIONAL_REDIRECT_URLS; empty
-// means SITE_URL.
+// redirectTo is where a flow ends, as GoTrue's GetReferrer decides: the requested URL
+// when SITE_URL's host or an ADDITIONAL_REDIRECT_URLS entry allows it, else SITE_URL.
+// A URL that is not allowed is replaced, never followed.
 func (s *Server) redirectTo(raw string) (string, error) {
-	if raw == "" {
-		return s.d.Config.SiteURL, nil
+	if raw != "" && s.redirectAllowed(raw) {
+		return raw, nil
 	}
+	return s.d.Config.SiteURL, nil
+}
+
+// redirectAllowed reports whether raw is an absolute URL under an allowed prefix.
+func (s *Server) redirectAllowed(raw string) bool {
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return "", errRedirect
+	if err != nil || u.Host == "" || strings.ContainsAny(raw, " \t\r\n\\") {
+		return false
 	}
 	allowed := append([]string{s.d.Config.SiteURL}, s.d.Config.AdditionalRedirectURLs...)
 	for _, a := range allowed {
@@ -206,10 +237,10 @@ func (s *Server) redirectTo(raw string) (string, error) {
 			continue
 		}
 		if au.Scheme == u.Scheme && au.Host == u.Host && strings.HasPrefix(u.Path, strings.TrimRight(au.Path, "/")) {
-			return raw, nil
+			return true
 		}
 	}
-	return "", errRedirect
+	return false
 }
 
 // limiter is a token bucket per key (GoTrue's per-IP and per-address limits).

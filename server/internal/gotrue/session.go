@@ -112,6 +112,8 @@ const (
 	amrEmailSignup = "email/signup"
 	amrRecovery    = "recovery"
 	amrMagicLink   = "magiclink"
+	amrInvite      = "invite"
+	amrEmailChange = "email_change"
 )
 
 // sessionAMR is the session's amr claim as stored at sign-in, most recent first: a
@@ -140,10 +142,10 @@ func (s *Server) tokenResponse(u dbsqlc.AuthUser, sid pgtype.UUID, refresh strin
 		AppMetadata: appMeta, UserMetadata: userMeta, AAL: "aal1", AMR: amr,
 	}
 	c.Subject = uuidString(u.ID)
-	c.Audience = jwt.ClaimStrings{"authenticated"}
+	c.Audience = jwt.ClaimStrings{authn.RoleAuthenticated}
 	c.IssuedAt = jwt.NewNumericDate(now)
 	c.ExpiresAt = jwt.NewNumericDate(exp)
-	c.Issuer = s.d.Config.SiteURL + "/auth/v1"
+	c.Issuer = s.d.Config.ExternalURL() + "/auth/v1"
 	tok, err := s.d.Keys.Sign(c)
 	if err != nil {
 		return nil, err

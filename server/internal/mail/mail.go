@@ -24,6 +24,7 @@ const (
 	Confirmation Kind = "confirmation"
 	Recovery     Kind = "recovery"
 	MagicLink    Kind = "magiclink"
+	Invite       Kind = "invite"
 )
 
 // Message is one mail as sent.
@@ -41,6 +42,7 @@ type template_ struct{ subject, intro, action string }
 var templates = map[Kind]template_{
 	Confirmation: {"Confirmă-ți adresa de email — Casus", "Bine ai venit pe Casus! Confirmă-ți adresa de email ca să îți activezi contul.", "Confirmă adresa de email"},
 	Recovery:     {"Resetează-ți parola — Casus", "Am primit o cerere de resetare a parolei contului tău Casus. Dacă nu tu ai cerut-o, ignoră acest mesaj.", "Setează o parolă nouă"},
+	Invite:       {"Ai fost invitat pe Casus", "Ai primit o invitație să îți creezi un cont pe Casus. Urmează linkul de mai jos ca să accepți invitația.", "Acceptă invitația"},
 	MagicLink:    {"Linkul tău de autentificare — Casus", "Folosește linkul de mai jos ca să intri în contul tău Casus. Linkul poate fi folosit o singură dată.", "Intră în cont"},
 }
 
