@@ -211,6 +211,16 @@ func (f *changeFeed) readColumnPrivileges(ctx context.Context, tables map[string
 	return rows.Err()
 }
 
+// readsOnly reports whether role may SELECT every one of the columns.
+func readsOnly(ti *tableInfo, role string, cols []string) bool {
+	for _, c := range cols {
+		if !ti.mayRead(role, c) {
+			return false
+		}
+	}
+	return true
+}
+
 // mayRead reports whether role may SELECT the column.
 func (ti *tableInfo) mayRead(role, col string) bool {
 	return role == authn.RoleServiceRole || ti.readable[role][col]
@@ -291,12 +301,20 @@ func (f *changeFeed) validate(event, schema, table, filter string) (pgSub, error
 	}
 	cf, err := parseFilter(filter)
 	if err != nil {
-		return pgSub{}, err
+		return sub, err
 	}
-	if cf != nil {
-		if _, ok := ti.colIndex[cf.column]; !ok {
-			return pgSub{}, fmt.Errorf("invalid column for filter %s", cf.column)
+	err = cf.bind(func(name string) (string, string) {
+		col, ok := ti.colIndex[name]
+		if !ok {
+			return "", ""
 		}
+		return col.Type, col.sqlType
+	})
+	if err != nil {
+		// Realtime's subscription_check_filters raises this inside the insert of the
+		// subscription, and the channel reports it in that wrapper.
+		return sub, &filterError{fmt.Sprintf("Unable to subscribe to changes with given parameters. An exception happened so please check your connect parameters: [event: %s, schema: %s, table: %s, filters: %s, select: nil]. Exception: ERROR P0001 (raise_exception) %s",
+			event, schema, table, cf.logForm(), err)}
 	}
 	sub.filter = cf
 	return sub, nil
@@ -498,7 +516,7 @@ func (f *changeFeed) dispatch(c change) {
 			}
 			// The role's column privileges come before any filter: a filter on a column it
 			// may not read never matches.
-			if sub.filter != nil && !ti.mayRead(role, sub.filter.column) {
+			if !readsOnly(ti, role, sub.filter.columns()) {
 				continue
 			}
 			if !sub.filter.matches(row) {
