@@ -310,6 +310,22 @@ describe('realtime with supabase-js', () => {
     await anon.removeAllChannels();
   });
 
+  test('select: only the chosen columns and the primary key arrive', async () => {
+    const got: { new: Record<string, unknown> }[] = [];
+    const ch = a.sb
+      .channel('select')
+      .on(
+        'postgres_changes',
+        { event: 'INSERT', schema: 'public', table: 'case_submissions', filter: `user_id=eq.${a.id}`, select: ['submission_text', 'difficulty_rating'] },
+        (p) => got.push(p as never),
+      );
+    await subscribed(ch);
+    const { data, error } = await a.sb.from('case_submissions').insert({ case_id: caseId, submission_text: 'doar unele coloane', difficulty_rating: 5 }).select('id').single();
+    expect(error).toBeNull();
+    await waitFor(got, 1);
+    expect(got[0].new).toEqual({ id: data!.id, submission_text: 'doar unele coloane', difficulty_rating: 5 });
+  });
+
   test('anonymous visitors receive no submission changes', async () => {
     const anon = client();
     const got: unknown[] = [];

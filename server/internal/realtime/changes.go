@@ -275,7 +275,7 @@ func (f *changeFeed) table(schema, name string) *tableInfo {
 }
 
 // validate checks a subscription request against the publication and assigns its id.
-func (f *changeFeed) validate(event, schema, table, filter string) (pgSub, error) {
+func (f *changeFeed) validate(event, schema, table, filter string, selectRaw json.RawMessage) (pgSub, error) {
 	switch event {
 	case "*", "INSERT", "UPDATE", "DELETE":
 	default:
@@ -288,6 +288,16 @@ func (f *changeFeed) validate(event, schema, table, filter string) (pgSub, error
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	sub.ID = binary.BigEndian.Uint32(b) & 0x7fffffff
+	selected, err := parseSelect(selectRaw)
+	sub.Select = selected
+	if err != nil {
+		return sub, err
+	}
+	if table == "" || table == "*" || schema == "*" {
+		if selected != nil {
+			return sub, &filterError{"Column selection is not supported for wildcard subscriptions. Provide an explicit schema and table name."}
+		}
+	}
 	if table == "" || table == "*" {
 		if filter != "" {
 			return pgSub{}, fmt.Errorf("a filter needs a table")
@@ -303,6 +313,10 @@ func (f *changeFeed) validate(event, schema, table, filter string) (pgSub, error
 	if err != nil {
 		return sub, err
 	}
+	selectLog := "nil"
+	if selected != nil {
+		selectLog = elixirList(selected...)
+	}
 	err = cf.bind(func(name string) (string, string) {
 		col, ok := ti.colIndex[name]
 		if !ok {
@@ -310,11 +324,19 @@ func (f *changeFeed) validate(event, schema, table, filter string) (pgSub, error
 		}
 		return col.Type, col.sqlType
 	})
+	if err == nil {
+		for _, col := range selected {
+			if _, ok := ti.colIndex[col]; !ok {
+				err = fmt.Errorf("invalid column for select %s", col)
+				break
+			}
+		}
+	}
 	if err != nil {
 		// Realtime's subscription_check_filters raises this inside the insert of the
 		// subscription, and the channel reports it in that wrapper.
-		return sub, &filterError{fmt.Sprintf("Unable to subscribe to changes with given parameters. An exception happened so please check your connect parameters: [event: %s, schema: %s, table: %s, filters: %s, select: nil]. Exception: ERROR P0001 (raise_exception) %s",
-			event, schema, table, cf.logForm(), err)}
+		return sub, &filterError{fmt.Sprintf("Unable to subscribe to changes with given parameters. An exception happened so please check your connect parameters: [event: %s, schema: %s, table: %s, filters: %s, select: %s]. Exception: ERROR P0001 (raise_exception) %s",
+			event, schema, table, cf.logForm(), selectLog, err)}
 	}
 	sub.filter = cf
 	return sub, nil
@@ -496,6 +518,7 @@ func (f *changeFeed) dispatch(c change) {
 	}
 	for _, ch := range f.s.allChannels() {
 		var ids []uint32
+		var idsSelect [][]string // the select of each matched subscription
 		checked := false
 		role := ch.currentClaims().Role
 		for _, sub := range ch.pgSubs {
@@ -523,6 +546,7 @@ func (f *changeFeed) dispatch(c change) {
 				continue
 			}
 			ids = append(ids, sub.ID)
+			idsSelect = append(idsSelect, sub.Select)
 		}
 		if len(ids) == 0 {
 			continue
@@ -530,21 +554,50 @@ func (f *changeFeed) dispatch(c change) {
 		if !checked && !sees(ch) {
 			continue
 		}
-		data, ok := dataByRole[role]
-		if !ok {
-			data = changeData(ti, c, role)
-			dataByRole[role] = data
+		// One push per distinct column selection, as Realtime's apply_rls fans out.
+		var order []string
+		groups := map[string][]uint32{}
+		selects := map[string][]string{}
+		for i, id := range ids {
+			key := strings.Join(idsSelect[i], ",")
+			if idsSelect[i] == nil {
+				key = "\x00all"
+			}
+			if _, ok := groups[key]; !ok {
+				order = append(order, key)
+				selects[key] = idsSelect[i]
+			}
+			groups[key] = append(groups[key], id)
 		}
-		ch.c.push(phoenix.Push(ch.joinRef, ch.topic, "postgres_changes", map[string]any{"ids": ids, "data": data}))
+		for _, key := range order {
+			dk := role + "|" + key
+			data, ok := dataByRole[dk]
+			if !ok {
+				data = changeData(ti, c, role, selects[key])
+				dataByRole[dk] = data
+			}
+			ch.c.push(phoenix.Push(ch.joinRef, ch.topic, "postgres_changes", map[string]any{"ids": groups[key], "data": data}))
+		}
 	}
 }
 
 // changeData is the "data" of a postgres_changes push for a role: only the columns it may
 // SELECT, as Supabase sends them.
-func changeData(ti *tableInfo, c change, role string) map[string]any {
+//
+// With a column selection, only the selected columns and the primary key are sent.
+func changeData(ti *tableInfo, c change, role string, selected []string) map[string]any {
+	sends := func(name string) bool {
+		if !ti.mayRead(role, name) {
+			return false
+		}
+		if selected == nil || slices.Contains(selected, name) {
+			return true
+		}
+		return slices.ContainsFunc(ti.PK, func(pk column) bool { return pk.Name == name })
+	}
 	columns := make([]column, 0, len(ti.Columns))
 	for _, col := range ti.Columns {
-		if ti.mayRead(role, col.Name) {
+		if sends(col.Name) {
 			columns = append(columns, col)
 		}
 	}
@@ -556,7 +609,7 @@ func changeData(ti *tableInfo, c change, role string) map[string]any {
 	if c.Type != "DELETE" {
 		record := make(map[string]json.RawMessage, len(c.Record))
 		for name, v := range c.Record {
-			if ti.mayRead(role, name) {
+			if sends(name) {
 				record[name] = v
 			}
 		}

@@ -42,6 +42,9 @@ type pgSub struct {
 	Schema string `json:"schema"`
 	Table  string `json:"table,omitempty"`
 	Filter string `json:"filter,omitempty"`
+	// Select is the column subset asked for (Supabase's "select" option); the primary key
+	// is always sent too.
+	Select []string `json:"select,omitempty"`
 	filter *changeFilter
 }
 
@@ -56,10 +59,11 @@ type joinPayload struct {
 			Enabled bool   `json:"enabled"`
 		} `json:"presence"`
 		PostgresChanges []struct {
-			Event  string `json:"event"`
-			Schema string `json:"schema"`
-			Table  string `json:"table"`
-			Filter string `json:"filter"`
+			Event  string          `json:"event"`
+			Schema string          `json:"schema"`
+			Table  string          `json:"table"`
+			Filter string          `json:"filter"`
+			Select json.RawMessage `json:"select"`
 		} `json:"postgres_changes"`
 		Private bool `json:"private"`
 	} `json:"config"`
@@ -107,7 +111,7 @@ func (c *conn) join(m phoenix.Message) {
 	// transaction and reports the failure as a postgres_changes system error.
 	var subsErr *filterError
 	for _, pc := range p.Config.PostgresChanges {
-		sub, err := c.s.changes.validate(pc.Event, pc.Schema, pc.Table, pc.Filter)
+		sub, err := c.s.changes.validate(pc.Event, pc.Schema, pc.Table, pc.Filter, pc.Select)
 		if fe, ok := err.(*filterError); ok {
 			if subsErr == nil {
 				subsErr = fe

@@ -546,3 +546,23 @@ func (f *changeFilter) logForm() string {
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }
+
+// parseSelect reads postgres_changes' "select" option as Realtime does: a list keeps its
+// strings (none: no selection), a string is refused, anything else is no selection.
+func parseSelect(raw json.RawMessage) ([]string, error) {
+	var list []any
+	if len(raw) == 0 || json.Unmarshal(raw, &list) != nil {
+		var s string
+		if len(raw) > 0 && json.Unmarshal(raw, &s) == nil {
+			return nil, &filterError{`Error parsing ` + "`select`" + ` params: expected a list of column name strings, e.g. select: ["col1", "col2"]`}
+		}
+		return nil, nil
+	}
+	var out []string
+	for _, v := range list {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}

@@ -189,3 +189,67 @@ func TestEveryOperatorThroughTheServer(t *testing.T) {
 		}
 	}
 }
+
+// The select option (a column subset) sends the selected columns and the primary key, in
+// the record, the columns and the old record, one push per distinct selection; a string,
+// an unknown column or a wildcard table is refused as Realtime refuses them.
+func TestSelectSendsTheChosenColumns(t *testing.T) {
+	srv := startServer(t)
+	c := dial(t, srv, "2.0.0")
+	subs := map[string]any{"postgres_changes": []any{
+		map[string]any{"event": "*", "schema": "public", "table": "rt_notes", "select": []any{"body"}},
+		map[string]any{"event": "INSERT", "schema": "public", "table": "rt_notes"},
+	}}
+	r := c.join("realtime:select", subs, token(t, srv, userA, time.Hour))
+	bindings := r["response"].(map[string]any)["postgres_changes"].([]any)
+	if r["status"] != "ok" || fmt.Sprint(bindings[0].(map[string]any)["select"]) != "[body]" {
+		t.Fatalf("join: %v", r)
+	}
+	selID, allID := bindings[0].(map[string]any)["id"], bindings[1].(map[string]any)["id"]
+	insertAs(t, srv, userA, "ales")
+	seen := map[any]map[string]any{}
+	for len(seen) < 2 {
+		m := c.next("realtime:select", "postgres_changes", 3*time.Second)
+		ids := m["ids"].([]any)
+		if len(ids) != 1 {
+			t.Fatalf("one push per selection, got ids %v", ids)
+		}
+		seen[ids[0]] = m["data"].(map[string]any)
+	}
+	sel, all := seen[selID], seen[allID]
+	if rec := sel["record"].(map[string]any); len(rec) != 2 || rec["body"] != "ales" || rec["id"] == nil {
+		t.Fatalf("selected record: %v", rec)
+	}
+	if cols := sel["columns"].([]any); len(cols) != 2 {
+		t.Fatalf("selected columns: %v", cols)
+	}
+	if rec := all["record"].(map[string]any); len(rec) != 4 {
+		t.Fatalf("unselected record: %v", rec)
+	}
+	if _, err := srv.Deps.Owner.Exec(context.Background(), "update public.rt_notes set score = 4 where owner = $1", userA); err != nil {
+		t.Fatal(err)
+	}
+	up := c.next("realtime:select", "postgres_changes", 3*time.Second)["data"].(map[string]any)
+	if rec := up["record"].(map[string]any); up["type"] != "UPDATE" || rec["score"] != nil || rec["body"] != "ales" {
+		t.Fatalf("selected update: %v", up)
+	}
+
+	refused := map[string]struct {
+		sub  map[string]any
+		want string
+	}{
+		"string":   {map[string]any{"event": "*", "schema": "public", "table": "rt_notes", "select": "body"}, "Error parsing `select` params: expected a list of column name strings, e.g. select: [\"col1\", \"col2\"]"},
+		"unknown":  {map[string]any{"event": "*", "schema": "public", "table": "rt_notes", "select": []any{"nope"}}, `select: ["nope"]]. Exception: ERROR P0001 (raise_exception) invalid column for select nope`},
+		"wildcard": {map[string]any{"event": "*", "schema": "public", "table": "*", "select": []any{"id"}}, "Column selection is not supported for wildcard subscriptions. Provide an explicit schema and table name."},
+	}
+	for name, tc := range refused {
+		topic := "realtime:select-" + name
+		if r := c.join(topic, map[string]any{"postgres_changes": []any{tc.sub}}, token(t, srv, userA, time.Hour)); r["status"] != "ok" {
+			t.Fatalf("%s: %v", name, r)
+		}
+		sys := c.next(topic, "system", 2*time.Second)
+		if msg, _ := sys["message"].(string); sys["status"] != "error" || !strings.HasSuffix(msg, tc.want) {
+			t.Errorf("%s: %v", name, sys)
+		}
+	}
+}
