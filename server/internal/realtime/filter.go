@@ -305,6 +305,10 @@ func castable(kind valueKind, sqlType, v string) error {
 	switch kind {
 	case kindNumber:
 		_, ok = parseNumber(v)
+		if ok && (sqlType == "smallint" || sqlType == "integer" || sqlType == "bigint") {
+			_, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			ok = err == nil // integer input takes no fraction or exponent
+		}
 	case kindBool:
 		_, ok = parseBool(v)
 	case kindTime:

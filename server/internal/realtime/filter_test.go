@@ -81,14 +81,16 @@ func TestFilterErrors(t *testing.T) {
 		}
 	}
 	bind := map[string]string{
-		"nope=eq.1":     "invalid column for filter nope",
-		"id=eq.abc":     `invalid input syntax for type bigint: "abc"`,
-		"id=in.(1,x)":   `invalid input syntax for type bigint: "x"`,
-		"owner=eq.12":   `invalid input syntax for type uuid: "12"`,
-		"id=like.1%":    "operator like requires a text-compatible column type, got bigint",
-		"id=is.true":    "is true filter requires a boolean column, got bigint",
-		"done=is.maybe": "invalid value for is filter: must be null, true, false, or unknown",
-		"title=match.(": "invalid regular expression for match filter",
+		"nope=eq.1":      "invalid column for filter nope",
+		"id=eq.abc":      `invalid input syntax for type bigint: "abc"`,
+		"id=gt.1.5":      `invalid input syntax for type bigint: "1.5"`,
+		"price=gt.1.5e3": "",
+		"id=in.(1,x)":    `invalid input syntax for type bigint: "x"`,
+		"owner=eq.12":    `invalid input syntax for type uuid: "12"`,
+		"id=like.1%":     "operator like requires a text-compatible column type, got bigint",
+		"id=is.true":     "is true filter requires a boolean column, got bigint",
+		"done=is.maybe":  "invalid value for is filter: must be null, true, false, or unknown",
+		"title=match.(":  "invalid regular expression for match filter",
 		"id=in.(" + strings.Repeat("1,", 100) + "1)": "too many values for `in` filter. Maximum 100",
 	}
 	for in, want := range bind {
@@ -96,7 +98,7 @@ func TestFilterErrors(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", in, err)
 		}
-		if err := bindTest(f); err == nil || !strings.HasPrefix(err.Error(), want) {
+		if err := bindTest(f); want == "" && err != nil || want != "" && (err == nil || !strings.HasPrefix(err.Error(), want)) {
 			t.Errorf("%s: %v, want %s", in, err, want)
 		}
 	}
