@@ -386,6 +386,14 @@ func (f *changeFeed) listen() {
 		if err == nil {
 			_, err = conn.Exec(f.s.ctx, "listen "+changesChannel+"; listen pgrst")
 		}
+		if err == nil {
+			// A publication change notified before LISTEN took effect (just after start,
+			// or while reconnecting) was missed: read the catalog again now that every
+			// later change will be heard.
+			if rerr := f.reload(f.s.ctx); rerr != nil && f.s.ctx.Err() == nil {
+				f.s.d.Log.Error("realtime: reload tables", "err", rerr)
+			}
+		}
 		for err == nil {
 			var n *pgconn.Notification
 			n, err = conn.WaitForNotification(f.s.ctx)
