@@ -1,6 +1,6 @@
 // Realtime contract: the stock supabase-js client against our /realtime/v1/websocket,
 // with writes going through /rest/v1 under RLS. Run by `make test/contract`.
-import { createClient, type SupabaseClient, type RealtimeChannel } from '@supabase/supabase-js';
+import { createClient, postgresChangesFilter, type SupabaseClient, type RealtimeChannel } from '@supabase/supabase-js';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
@@ -207,6 +207,123 @@ describe('realtime with supabase-js', () => {
     const extra = sb.channel('one-too-many');
     await expect(subscribed(extra)).rejects.toThrow('ChannelRateLimitReached: Too many channels');
     await sb.removeAllChannels();
+  });
+
+  test('combined filters: nothing outside the filter ever arrives', async () => {
+    type Ev = { new: { difficulty_rating: number; submission_text: string } };
+    const range: Ev[] = [];
+    const picked: Ev[] = [];
+    const marker: Ev[] = [];
+    // 'user_id=eq.…,difficulty_rating=gte.2,difficulty_rating=lte.4': ANDed, as Supabase reads it.
+    const chRange = a.sb.channel('range').on(
+      'postgres_changes',
+      {
+        event: 'INSERT',
+        schema: 'public',
+        table: 'case_submissions',
+        filter: postgresChangesFilter().eq('user_id', a.id).gte('difficulty_rating', 2).lte('difficulty_rating', 4),
+      },
+      (p) => range.push(p as never),
+    );
+    const chPicked = a.sb.channel('picked').on(
+      'postgres_changes',
+      { event: 'INSERT', schema: 'public', table: 'case_submissions', filter: 'difficulty_rating=not.in.(1,3),submission_text=ilike.%important%' },
+      (p) => picked.push(p as never),
+    );
+    const chMarker = a.sb.channel('marker').on(
+      'postgres_changes',
+      { event: 'INSERT', schema: 'public', table: 'case_submissions', filter: 'submission_text=eq."marker, with a comma"' },
+      (p) => marker.push(p as never),
+    );
+    await subscribed(chRange);
+    await subscribed(chPicked);
+    await subscribed(chMarker);
+    const rows = [
+      [1, 'unu'],
+      [5, 'cinci IMPORTANT'],
+      [3, 'trei important'],
+      [5, 'cinci'],
+      [1, 'unu important'],
+      [3, 'trei'],
+    ] as const;
+    for (const [difficulty_rating, submission_text] of rows) {
+      const { error } = await a.sb.from('case_submissions').insert({ case_id: caseId, submission_text, difficulty_rating });
+      expect(error).toBeNull();
+    }
+    await a.sb.from('case_submissions').insert({ case_id: caseId, submission_text: 'marker, with a comma', difficulty_rating: 5 });
+    // Changes are dispatched in commit order: once the marker is in, every earlier row was decided.
+    await waitFor(marker, 1);
+    await waitFor(range, 2);
+    expect(range.map((e) => e.new.submission_text)).toEqual(['trei important', 'trei']);
+    expect(picked.map((e) => e.new.submission_text)).toEqual(['cinci IMPORTANT']);
+    expect(marker).toHaveLength(1);
+  });
+
+  test('a filter Realtime refuses is reported as Supabase reports it', async () => {
+    const system: { status: string; message: string; extension: string }[] = [];
+    const got: unknown[] = [];
+    const ch = a.sb
+      .channel('refused')
+      .on('postgres_changes', { event: '*', schema: 'public', table: 'case_submissions', filter: 'difficulty_rating=foo.1' }, (p) => got.push(p))
+      .on('system', {}, (p) => system.push(p as never));
+    await subscribed(ch);
+    await waitFor(system, 1);
+    expect(system[0]).toMatchObject({ status: 'error', extension: 'postgres_changes', message: 'Error parsing `filter` params: ["foo", "1"]' });
+    const bad = a.sb
+      .channel('refused-type')
+      .on('postgres_changes', { event: '*', schema: 'public', table: 'case_submissions', filter: 'difficulty_rating=eq.abc' }, (p) => got.push(p))
+      .on('system', {}, (p) => system.push(p as never));
+    await subscribed(bad);
+    await waitFor(system, 2);
+    expect(system[1].status).toBe('error');
+    expect(system[1].message).toContain('invalid input syntax for type integer: "abc"');
+    // Neither channel receives changes.
+    const marker: unknown[] = [];
+    const chMarker = a.sb
+      .channel('refused-marker')
+      .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'case_submissions', filter: `user_id=eq.${a.id}` }, (p) => marker.push(p));
+    await subscribed(chMarker);
+    await a.sb.from('case_submissions').insert({ case_id: caseId, submission_text: 'după refuz', difficulty_rating: 1 });
+    await waitFor(marker, 1);
+    expect(got).toHaveLength(0);
+  });
+
+  test('httpSend: the anon key broadcasts to a public topic; a user topic stays its owner\'s', async () => {
+    const heard: { event: string; payload: Record<string, unknown> }[] = [];
+    const listener = b.sb.channel('http-room').on('broadcast', { event: '*' }, (p) => heard.push(p as never));
+    await subscribed(listener);
+    const anon = client();
+    await expect(anon.channel('http-room').httpSend('ping', { n: 1, text: 'ș' })).resolves.toEqual({ success: true });
+    await waitFor(heard, 1);
+    expect(heard[0]).toMatchObject({ event: 'ping', payload: { n: 1, text: 'ș' } });
+
+    const own = `progress-${a.id}`;
+    const ownHeard: { event: string }[] = [];
+    const ownCh = a.sb.channel(own).on('broadcast', { event: '*' }, (p) => ownHeard.push(p as never));
+    await subscribed(ownCh);
+    await expect(b.sb.channel(own).httpSend('forged', { grade: '100/100' })).rejects.toThrow('Unauthorized');
+    await expect(anon.channel(own).httpSend('forged', {})).rejects.toThrow('Unauthorized');
+    await expect(anon.channel('http-private', { config: { private: true } }).httpSend('x', {})).rejects.toThrow('Unauthorized');
+    await expect(a.sb.channel(own).httpSend('mine', { ok: true })).resolves.toEqual({ success: true });
+    await waitFor(ownHeard, 1);
+    expect(ownHeard.map((e) => e.event)).toEqual(['mine']);
+    await anon.removeAllChannels();
+  });
+
+  test('select: only the chosen columns and the primary key arrive', async () => {
+    const got: { new: Record<string, unknown> }[] = [];
+    const ch = a.sb
+      .channel('select')
+      .on(
+        'postgres_changes',
+        { event: 'INSERT', schema: 'public', table: 'case_submissions', filter: `user_id=eq.${a.id}`, select: ['submission_text', 'difficulty_rating'] },
+        (p) => got.push(p as never),
+      );
+    await subscribed(ch);
+    const { data, error } = await a.sb.from('case_submissions').insert({ case_id: caseId, submission_text: 'doar unele coloane', difficulty_rating: 5 }).select('id').single();
+    expect(error).toBeNull();
+    await waitFor(got, 1);
+    expect(got[0].new).toEqual({ id: data!.id, submission_text: 'doar unele coloane', difficulty_rating: 5 });
   });
 
   test('anonymous visitors receive no submission changes', async () => {

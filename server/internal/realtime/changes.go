@@ -211,6 +211,16 @@ func (f *changeFeed) readColumnPrivileges(ctx context.Context, tables map[string
 	return rows.Err()
 }
 
+// readsOnly reports whether role may SELECT every one of the columns.
+func readsOnly(ti *tableInfo, role string, cols []string) bool {
+	for _, c := range cols {
+		if !ti.mayRead(role, c) {
+			return false
+		}
+	}
+	return true
+}
+
 // mayRead reports whether role may SELECT the column.
 func (ti *tableInfo) mayRead(role, col string) bool {
 	return role == authn.RoleServiceRole || ti.readable[role][col]
@@ -265,7 +275,7 @@ func (f *changeFeed) table(schema, name string) *tableInfo {
 }
 
 // validate checks a subscription request against the publication and assigns its id.
-func (f *changeFeed) validate(event, schema, table, filter string) (pgSub, error) {
+func (f *changeFeed) validate(event, schema, table, filter string, selectRaw json.RawMessage) (pgSub, error) {
 	switch event {
 	case "*", "INSERT", "UPDATE", "DELETE":
 	default:
@@ -278,6 +288,16 @@ func (f *changeFeed) validate(event, schema, table, filter string) (pgSub, error
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	sub.ID = binary.BigEndian.Uint32(b) & 0x7fffffff
+	selected, err := parseSelect(selectRaw)
+	sub.Select = selected
+	if err != nil {
+		return sub, err
+	}
+	if table == "" || table == "*" || schema == "*" {
+		if selected != nil {
+			return sub, &filterError{"Column selection is not supported for wildcard subscriptions. Provide an explicit schema and table name."}
+		}
+	}
 	if table == "" || table == "*" {
 		if filter != "" {
 			return pgSub{}, fmt.Errorf("a filter needs a table")
@@ -291,12 +311,32 @@ func (f *changeFeed) validate(event, schema, table, filter string) (pgSub, error
 	}
 	cf, err := parseFilter(filter)
 	if err != nil {
-		return pgSub{}, err
+		return sub, err
 	}
-	if cf != nil {
-		if _, ok := ti.colIndex[cf.column]; !ok {
-			return pgSub{}, fmt.Errorf("invalid column for filter %s", cf.column)
+	selectLog := "nil"
+	if selected != nil {
+		selectLog = elixirList(selected...)
+	}
+	err = cf.bind(func(name string) (string, string) {
+		col, ok := ti.colIndex[name]
+		if !ok {
+			return "", ""
 		}
+		return col.Type, col.sqlType
+	})
+	if err == nil {
+		for _, col := range selected {
+			if _, ok := ti.colIndex[col]; !ok {
+				err = fmt.Errorf("invalid column for select %s", col)
+				break
+			}
+		}
+	}
+	if err != nil {
+		// Realtime's subscription_check_filters raises this inside the insert of the
+		// subscription, and the channel reports it in that wrapper.
+		return sub, &filterError{fmt.Sprintf("Unable to subscribe to changes with given parameters. An exception happened so please check your connect parameters: [event: %s, schema: %s, table: %s, filters: %s, select: %s]. Exception: ERROR P0001 (raise_exception) %s",
+			event, schema, table, cf.logForm(), selectLog, err)}
 	}
 	sub.filter = cf
 	return sub, nil
@@ -485,6 +525,7 @@ func (f *changeFeed) dispatch(c change) {
 	}
 	for _, ch := range f.s.allChannels() {
 		var ids []uint32
+		var idsSelect [][]string // the select of each matched subscription
 		checked := false
 		role := ch.currentClaims().Role
 		for _, sub := range ch.pgSubs {
@@ -505,13 +546,14 @@ func (f *changeFeed) dispatch(c change) {
 			}
 			// The role's column privileges come before any filter: a filter on a column it
 			// may not read never matches.
-			if sub.filter != nil && !ti.mayRead(role, sub.filter.column) {
+			if !readsOnly(ti, role, sub.filter.columns()) {
 				continue
 			}
 			if !sub.filter.matches(row) {
 				continue
 			}
 			ids = append(ids, sub.ID)
+			idsSelect = append(idsSelect, sub.Select)
 		}
 		if len(ids) == 0 {
 			continue
@@ -519,21 +561,50 @@ func (f *changeFeed) dispatch(c change) {
 		if !checked && !sees(ch) {
 			continue
 		}
-		data, ok := dataByRole[role]
-		if !ok {
-			data = changeData(ti, c, role)
-			dataByRole[role] = data
+		// One push per distinct column selection, as Realtime's apply_rls fans out.
+		var order []string
+		groups := map[string][]uint32{}
+		selects := map[string][]string{}
+		for i, id := range ids {
+			key := strings.Join(idsSelect[i], ",")
+			if idsSelect[i] == nil {
+				key = "\x00all"
+			}
+			if _, ok := groups[key]; !ok {
+				order = append(order, key)
+				selects[key] = idsSelect[i]
+			}
+			groups[key] = append(groups[key], id)
 		}
-		ch.c.push(phoenix.Push(ch.joinRef, ch.topic, "postgres_changes", map[string]any{"ids": ids, "data": data}))
+		for _, key := range order {
+			dk := role + "|" + key
+			data, ok := dataByRole[dk]
+			if !ok {
+				data = changeData(ti, c, role, selects[key])
+				dataByRole[dk] = data
+			}
+			ch.c.push(phoenix.Push(ch.joinRef, ch.topic, "postgres_changes", map[string]any{"ids": groups[key], "data": data}))
+		}
 	}
 }
 
 // changeData is the "data" of a postgres_changes push for a role: only the columns it may
 // SELECT, as Supabase sends them.
-func changeData(ti *tableInfo, c change, role string) map[string]any {
+//
+// With a column selection, only the selected columns and the primary key are sent.
+func changeData(ti *tableInfo, c change, role string, selected []string) map[string]any {
+	sends := func(name string) bool {
+		if !ti.mayRead(role, name) {
+			return false
+		}
+		if selected == nil || slices.Contains(selected, name) {
+			return true
+		}
+		return slices.ContainsFunc(ti.PK, func(pk column) bool { return pk.Name == name })
+	}
 	columns := make([]column, 0, len(ti.Columns))
 	for _, col := range ti.Columns {
-		if ti.mayRead(role, col.Name) {
+		if sends(col.Name) {
 			columns = append(columns, col)
 		}
 	}
@@ -545,7 +616,7 @@ func changeData(ti *tableInfo, c change, role string) map[string]any {
 	if c.Type != "DELETE" {
 		record := make(map[string]json.RawMessage, len(c.Record))
 		for name, v := range c.Record {
-			if ti.mayRead(role, name) {
+			if sends(name) {
 				record[name] = v
 			}
 		}

@@ -42,6 +42,9 @@ type pgSub struct {
 	Schema string `json:"schema"`
 	Table  string `json:"table,omitempty"`
 	Filter string `json:"filter,omitempty"`
+	// Select is the column subset asked for (Supabase's "select" option); the primary key
+	// is always sent too.
+	Select []string `json:"select,omitempty"`
 	filter *changeFilter
 }
 
@@ -56,10 +59,11 @@ type joinPayload struct {
 			Enabled bool   `json:"enabled"`
 		} `json:"presence"`
 		PostgresChanges []struct {
-			Event  string `json:"event"`
-			Schema string `json:"schema"`
-			Table  string `json:"table"`
-			Filter string `json:"filter"`
+			Event  string          `json:"event"`
+			Schema string          `json:"schema"`
+			Table  string          `json:"table"`
+			Filter string          `json:"filter"`
+			Select json.RawMessage `json:"select"`
 		} `json:"postgres_changes"`
 		Private bool `json:"private"`
 	} `json:"config"`
@@ -102,13 +106,26 @@ func (c *conn) join(m phoenix.Message) {
 	if ch.presKey == "" {
 		ch.presKey = randomKey()
 	}
+	// A filter Realtime refuses still lets the channel join (broadcast and presence work),
+	// but none of its postgres_changes subscriptions is made: Supabase stores them in one
+	// transaction and reports the failure as a postgres_changes system error.
+	var subsErr *filterError
 	for _, pc := range p.Config.PostgresChanges {
-		sub, err := c.s.changes.validate(pc.Event, pc.Schema, pc.Table, pc.Filter)
-		if err != nil {
+		sub, err := c.s.changes.validate(pc.Event, pc.Schema, pc.Table, pc.Filter, pc.Select)
+		if fe, ok := err.(*filterError); ok {
+			if subsErr == nil {
+				subsErr = fe
+			}
+		} else if err != nil {
 			c.push(errorReply(m, err.Error()))
 			return
 		}
 		ch.pgSubs = append(ch.pgSubs, sub)
+	}
+	subs := make([]pgSub, len(ch.pgSubs))
+	copy(subs, ch.pgSubs)
+	if subsErr != nil {
+		ch.pgSubs = nil
 	}
 	// A second join of the same topic replaces the first, as Phoenix does.
 	c.mu.Lock()
@@ -121,12 +138,14 @@ func (c *conn) join(m phoenix.Message) {
 	c.s.subscribe(ch)
 	ch.armExpiry()
 
-	subs := make([]pgSub, len(ch.pgSubs))
-	copy(subs, ch.pgSubs)
 	c.push(phoenix.Reply(m, "ok", map[string]any{"postgres_changes": subs}))
 	if len(subs) > 0 {
+		status, message := "ok", "Subscribed to PostgreSQL"
+		if subsErr != nil {
+			status, message = "error", subsErr.msg
+		}
 		c.push(phoenix.Push(ch.joinRef, ch.topic, "system", map[string]any{
-			"status": "ok", "message": "Subscribed to PostgreSQL", "extension": "postgres_changes",
+			"status": status, "message": message, "extension": "postgres_changes",
 			"channel": strings.TrimPrefix(ch.topic, "realtime:"),
 		}))
 	}

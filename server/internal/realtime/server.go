@@ -116,6 +116,7 @@ func (s *Server) Close() error {
 func (s *Server) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /realtime/v1/websocket", s.serveWS)
 	mux.Handle("POST /realtime/v1/api/broadcast", httpx.Handle(s.d.Log, s.restBroadcast))
+	mux.Handle("POST /realtime/v1/api/broadcast/{topic}/events/{event}", httpx.Handle(s.d.Log, s.restBroadcastOne))
 }
 
 func (s *Server) subscribe(ch *channel) {
