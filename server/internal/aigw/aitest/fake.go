@@ -159,8 +159,7 @@ func (f *Fake) Requests() []map[string]any {
 
 func defaultReply(system string) Reply {
 	switch {
-	case strings.Contains(system, "generat de AI") || strings.Contains(system, "probabilitatea"):
-		return Reply{Text: `{"probability": 12, "decision": "PASSED", "justification": "Stil personal, cu ezitări specifice unui student."}`}
+	// A grading prompt is known by its total line.
 	case strings.Contains(system, "PUNCTAJ TOTAL"):
 		return Reply{Text: "I. OPERAȚIUNI INTELECTUALE (34/40)\n1.1 Citirea și înțelegerea enunțului: 5/5 – cerința este înțeleasă.\n" +
 			"1.2 Identificarea elementelor esențiale și filtrarea celor neesențiale: 7/8 – lipsește data faptei.\n" +
@@ -170,6 +169,10 @@ func defaultReply(system string) Reply {
 			"2.1 Introducere: 8/10 – calificarea lipsește din introducere.\n2.2.1 Premisa majoră: 17/20 – lipsesc excepțiile.\n" +
 			"2.2.2 Premisa minoră: 10/15 – condițiile nu sunt verificate una câte una.\n2.2.3 Concluzia: 9/15 – lipsesc consecințele.\n" +
 			"PUNCTAJ TOTAL: 78/100\nCalificativ: Bine\nPuncte forte / De îmbunătățit: analiză corectă, premisa minoră sumară."}
+	// Detection by its own phrase only: grading and tutor prompts quote the cited
+	// articles, and some (art. 1385, 1532 C.civ.) contain "probabilitatea".
+	case strings.Contains(system, "generat de AI"):
+		return Reply{Text: `{"probability": 12, "decision": "PASSED", "justification": "Stil personal, cu ezitări specifice unui student."}`}
 	case strings.Contains(system, "JSON") && strings.Contains(system, "case_description"):
 		return Reply{Text: "```json\n{\"title\": \"Caz generat despre răspunderea civilă delictuală pentru fapta proprie\", \"legal_problem\": \"Se pune problema răspunderii.\", \"case_description\": \"Ion a lovit mașina lui Vasile.\", \"question\": \"Răspunde Ion?\", \"analysis_steps\": [{\"step_number\": 1, \"description\": \"Identifică fapta\"}], \"hints\": [{\"hint_number\": 1, \"text\": \"Art. 1357\"}], \"model_answer\": \"Introducere. Ion a lovit mașina lui Vasile. Problema: răspunde Ion pentru prejudiciu?\\n\\nPremisa majoră. Art. 1357 C.civ. cere faptă ilicită, prejudiciu, legătură de cauzalitate și vinovăție.\\n\\nPremisa minoră. Condițiile sunt îndeplinite.\\n\\nConcluzie. Ion răspunde.\"}\n```"}
 	case strings.Contains(system, "Clasifică"):
