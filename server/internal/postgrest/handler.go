@@ -38,12 +38,22 @@ func New(ctx context.Context, d deps.Deps) (*Server, error) {
 	if err := checkSchemas(ctx, d.API, d.Config.DBSchemas); err != nil {
 		return nil, err
 	}
-	if err := s.Reload(ctx); err != nil {
-		return nil, fmt.Errorf("postgrest schema cache: %w", err)
-	}
+	// The first load happens inside the watcher, once it listens, so no DDL between the
+	// load and LISTEN goes unheard; New returns when that load is done.
 	wctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
-	go s.watch(wctx)
+	started := make(chan error, 1)
+	go s.watch(wctx, started)
+	select {
+	case err := <-started:
+		if err != nil {
+			cancel()
+			return nil, fmt.Errorf("postgrest schema cache: %w", err)
+		}
+	case <-ctx.Done():
+		cancel()
+		return nil, ctx.Err()
+	}
 	return s, nil
 }
 

@@ -265,19 +265,30 @@ func describeResults(ctx context.Context, pool *pgxpool.Pool, s *Schema) error {
 	return nil
 }
 
-// watch reloads the cache on NOTIFY pgrst (PostgREST's channel) until ctx ends.
-func (srv *Server) watch(ctx context.Context) {
+// watch loads the cache each time it starts listening on pgrst (PostgREST's channel),
+// then reloads it on every NOTIFY, until ctx ends. DDL committed before LISTEN took effect
+// (at start, or while reconnecting) notified nobody, so the load follows the LISTEN. The
+// first attempt's outcome goes to started: a failure there ends the watcher.
+func (srv *Server) watch(ctx context.Context, started chan<- error) {
 	for ctx.Err() == nil {
 		conn, err := pgx.Connect(ctx, srv.d.DatabaseURL)
 		if err == nil {
 			_, err = conn.Exec(ctx, "listen pgrst")
 		}
 		if err == nil {
-			// DDL committed before LISTEN took effect (at start, or while reconnecting)
-			// notified nobody: load the schema again now that we listen.
-			if lerr := srv.Reload(ctx); lerr != nil {
-				srv.d.Log.Error("postgrest: schema reload", "err", lerr)
+			err = srv.Reload(ctx)
+		}
+		if started != nil {
+			started <- err
+			if err != nil {
+				if conn != nil {
+					_ = conn.Close(context.Background())
+				}
+				return
 			}
+			started = nil
+		} else if err != nil && ctx.Err() == nil {
+			srv.d.Log.Error("postgrest: schema reload", "err", err)
 		}
 		for err == nil {
 			nt, werr := conn.WaitForNotification(ctx)
