@@ -7,7 +7,7 @@ FRONTEND := frontend
 NPM_CI = cd $(FRONTEND) && (test -d node_modules -a node_modules/.package-lock.json -nt package-lock.json || npm ci --no-audit --no-fund --loglevel=error)
 
 .PHONY: help run build build/server build/frontend seed migrate generate generate/sqlc generate/types \
-	verify/generated lint test test/setup test/go test/fuzz test/frontend test/contract test/e2e bench load load/short db/reset
+	verify/generated lint test test/setup test/go test/fuzz test/frontend test/contract test/core test/e2e bench load load/short db/reset
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z/_-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 22
@@ -47,7 +47,7 @@ lint: ## gofmt, go vet, tsc --noEmit, ESLint
 	$(GO) vet ./...
 	@if [ -f $(FRONTEND)/package.json ]; then $(NPM_CI) && npx tsc --noEmit -p . && npx eslint . --max-warnings=0; fi
 
-test: test/setup lint verify/generated test/go test/fuzz test/frontend test/contract test/e2e ## run every test
+test: test/setup lint verify/generated test/go test/fuzz test/frontend test/contract test/core test/e2e ## run every test
 
 test/setup:
 	@./scripts/install-test-deps.sh
@@ -64,6 +64,9 @@ test/frontend: ## Vitest unit tests
 
 test/contract: build/server ## supabase-js contract tests against a running server
 	@if [ -f $(FRONTEND)/package.json ]; then ./scripts/with-server.sh bash -c 'cd $(FRONTEND) && npm run test:contract --silent'; fi
+
+test/core: build/server ## supabase-js against the core alone (CASUS_APP=none) on a fixture schema
+	@if [ -f $(FRONTEND)/package.json ]; then CASUS_APP=none ./scripts/with-server.sh bash -c 'cd $(FRONTEND) && npm run test:core --silent'; fi
 
 test/e2e: build ## Playwright + Debian chromium end-to-end tests
 	@if [ -f $(FRONTEND)/package.json ]; then ./scripts/with-server.sh bash -c 'cd $(FRONTEND) && npm run test:e2e --silent'; fi

@@ -6,6 +6,8 @@ export default defineConfig({
   test: {
     environment: 'node',
     include: ['tests/compat/**/*.test.ts'],
+    // tests/compat/core runs against CASUS_APP=none (vitest.core.config.ts).
+    exclude: ['tests/compat/core/**'],
     setupFiles: ['tests/support/node-websocket.ts'],
     fileParallelism: false,
     testTimeout: 30_000,
