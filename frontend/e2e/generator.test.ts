@@ -86,6 +86,10 @@ test('generator: five steps, edit, remove a hint, reorder steps, save as Neverif
     await page.getByRole('heading', { name: 'Articole' }).waitFor();
     await page.getByRole('button', { name: 'Adaugă articolul' }).click();
     await page.getByText('Introdu numărul articolului').waitFor();
+    await page.getByLabel('Numărul articolului').fill('Art. abc');
+    await page.getByRole('button', { name: 'Adaugă articolul' }).click();
+    await page.getByText(/Scrie numărul articolului, de exemplu 1357/).waitFor();
+    if ((await page.locator('.article-list li').count()) !== 0) throw new Error('"Art. abc" was added');
     await page.getByLabel('Numărul articolului').fill('1357 al. 1');
     await page.getByRole('button', { name: 'Adaugă articolul' }).click();
     await page.getByText('Art. 1357 alin. (1) C.civ.').waitFor();

@@ -190,7 +190,17 @@ test('revise and resubmit: per-criterion change; My Progress groups by case with
     expect(await rows.nth(9).innerText()).toMatch(/1\.1 Citirea/);
     // Over time, with the strictness of each point.
     expect(await page.getByRole('img', { name: '2.2.1 Premisa majoră în timp: 85% (Greu), 100% (Greu)' }).count()).toBe(1);
-    expect(await page.getByRole('img', { name: /Evoluția punctajelor: .*78 \(Greu\), .*80 \(Greu\)/ }).count()).toBe(1);
+    const chart = page.getByRole('img', { name: /Evoluția punctajelor: .*78 \(Greu\), .*80 \(Greu\)/ });
+    expect(await chart.count()).toBe(1);
+    // Every date label lies inside the chart (the last one used to be cut off at the right edge).
+    const overflow = await chart.evaluate((svg) => {
+      const box = svg.getBoundingClientRect();
+      return [...svg.querySelectorAll('text')].filter((t) => {
+        const r = t.getBoundingClientRect();
+        return r.left < box.left - 0.5 || r.right > box.right + 0.5;
+      }).map((t) => t.textContent);
+    });
+    expect(overflow).toEqual([]);
   });
   await ctx.close();
 }, 180_000);

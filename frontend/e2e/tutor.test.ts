@@ -58,43 +58,47 @@ test('tutor: streamed replies, 4 rounds then the closing message, saved and show
     expect((await texts(page)).slice(1)).toEqual(['Nu știu\nde unde să încep.', FIRST]);
     expect(await aiRequests()).toHaveLength(1);
 
-    // Rounds 2 to 4 reach the model; the 5th gets the fixed closing message.
-    for (let i = 2; i <= 5; i++) {
+    // The round is shown; rounds 2 to 4 reach the model.
+    expect(await page.getByTestId('tutor-round').innerText()).toBe('Runda 2 din 4');
+    for (let i = 2; i <= 4; i++) {
       await input.fill(`Răspunsul meu ${i}`);
       await input.press('Enter');
       await waitForReplies(page, i);
+      if (i < 4) await until(async () => (await page.getByTestId('tutor-round').innerText()) === `Runda ${i + 1} din 4`, `round ${i + 1}`);
     }
-    const all = await texts(page);
-    expect(all.at(-1)).toMatch(CLOSING);
-    expect(all.at(-3)).toBe('Ce normă crezi că se aplică faptelor din speță?');
+    expect((await texts(page)).at(-1)).toBe('Ce normă crezi că se aplică faptelor din speță?');
     const reqs = await aiRequests();
-    expect(reqs).toHaveLength(4); // the closing message does not call the model
+    expect(reqs).toHaveLength(4);
     expect(reqs.map((r) => r.messages.filter((m) => m.role === 'user').length)).toEqual([1, 2, 3, 4]);
     expect(reqs[0].system).toContain(c!.title);
 
-    // Saved after each exchange: 10 messages.
+    // After the fourth reply the input gives way to the solution: no message can only get
+    // the canned closing reply any more.
+    const done = page.getByTestId('tutor-done');
+    await done.waitFor();
+    expect(await input.count()).toBe(0);
+    expect(await page.getByTestId('tutor-round').count()).toBe(0);
+
+    // Saved after each exchange: 8 messages.
     await until(async () => {
       const { data } = await admin.from('chat_conversations').select('message_count').eq('user_id', s.id).eq('case_id', c!.id);
-      return data?.length === 1 && data[0].message_count === 10;
+      return data?.length === 1 && data[0].message_count === 8;
     }, 'the saved conversation');
 
-    // After a reload the whole history is shown. The rounds are counted on the server from
-    // the stored conversation, so a reload does not start them again: the closing message,
-    // without the model.
+    // The button opens "Rezolvă speța!" with the cursor in the solution.
+    await done.getByRole('button', { name: 'Rezolvă speța!' }).click();
+    const solution = page.getByLabel('Soluția ta');
+    await solution.waitFor();
+    await until(() => solution.evaluate((el) => el === document.activeElement), 'the solution focused');
+
+    // After a reload the whole history is shown, and the rounds stay used: they are
+    // counted on the server, so a reload does not start them again.
     await page.reload();
     await openBySearch(page, 'CIV2ABD', /Panourile opace/);
-    await until(async () => (await bubbles(page).count()) === 11, 'the history after reload');
-    expect((await texts(page)).at(-1)).toMatch(CLOSING);
-    await resetAI();
-    await input.fill('O întrebare după reîncărcare');
-    await input.press('Enter');
-    await waitForReplies(page, 6);
-    expect(await aiRequests()).toHaveLength(0);
-    expect((await texts(page)).at(-1)).toMatch(CLOSING);
-    await until(async () => {
-      const { data } = await admin.from('chat_conversations').select('message_count').eq('user_id', s.id).eq('case_id', c!.id);
-      return data?.length === 1 && data[0].message_count === 12;
-    }, 'the saved conversation after reload');
+    await until(async () => (await bubbles(page).count()) === 9, 'the history after reload');
+    await page.getByTestId('tutor-done').waitFor();
+    expect(await page.getByLabel('Mesaj').count()).toBe(0);
+    expect(CLOSING.test((await texts(page)).join('\n'))).toBe(false);
 
     // A failing send (on another case, whose rounds are not used up): the message leaves
     // the list, the error and the toast show, the text goes back into the box; nothing is saved.

@@ -60,9 +60,9 @@ export type Database = {
         ];
       };
       case_submissions: {
-        Row: { id: string; user_id: string; case_id: string; submission_text: string; difficulty_rating: number; status: string; feedback_text: string | null; score: string | null; score_value: number | null; feedback_at: string | null; submitted_at: string; ai_probability: number | null; ai_decision: string | null; ai_justification: string | null; ai_checked_at: string | null; score_breakdown: Json | null; grade_prompt_version: string | null; grade_model: string | null; grade_reference_used: boolean | null; grading_started_at: string | null; grading_holder: number | null; previous_submission_id: string | null; };
-        Insert: { id?: string; user_id?: string; case_id: string; submission_text: string; difficulty_rating?: number; status?: string; feedback_text?: string | null; score?: string | null; score_value?: number | null; feedback_at?: string | null; submitted_at?: string; ai_probability?: number | null; ai_decision?: string | null; ai_justification?: string | null; ai_checked_at?: string | null; score_breakdown?: Json | null; grade_prompt_version?: string | null; grade_model?: string | null; grade_reference_used?: boolean | null; grading_started_at?: string | null; grading_holder?: number | null; previous_submission_id?: string | null; };
-        Update: { id?: string; user_id?: string; case_id?: string; submission_text?: string; difficulty_rating?: number; status?: string; feedback_text?: string | null; score?: string | null; score_value?: number | null; feedback_at?: string | null; submitted_at?: string; ai_probability?: number | null; ai_decision?: string | null; ai_justification?: string | null; ai_checked_at?: string | null; score_breakdown?: Json | null; grade_prompt_version?: string | null; grade_model?: string | null; grade_reference_used?: boolean | null; grading_started_at?: string | null; grading_holder?: number | null; previous_submission_id?: string | null; };
+        Row: { id: string; user_id: string; case_id: string; submission_text: string; difficulty_rating: number; status: string; feedback_text: string | null; score: string | null; score_value: number | null; feedback_at: string | null; submitted_at: string; ai_probability: number | null; ai_decision: string | null; ai_justification: string | null; ai_checked_at: string | null; score_breakdown: Json | null; grade_prompt_version: string | null; grade_model: string | null; grade_reference_used: boolean | null; grading_started_at: string | null; grading_holder: number | null; previous_submission_id: string | null; ai_failed_at: string | null; };
+        Insert: { id?: string; user_id?: string; case_id: string; submission_text: string; difficulty_rating?: number; status?: string; feedback_text?: string | null; score?: string | null; score_value?: number | null; feedback_at?: string | null; submitted_at?: string; ai_probability?: number | null; ai_decision?: string | null; ai_justification?: string | null; ai_checked_at?: string | null; score_breakdown?: Json | null; grade_prompt_version?: string | null; grade_model?: string | null; grade_reference_used?: boolean | null; grading_started_at?: string | null; grading_holder?: number | null; previous_submission_id?: string | null; ai_failed_at?: string | null; };
+        Update: { id?: string; user_id?: string; case_id?: string; submission_text?: string; difficulty_rating?: number; status?: string; feedback_text?: string | null; score?: string | null; score_value?: number | null; feedback_at?: string | null; submitted_at?: string; ai_probability?: number | null; ai_decision?: string | null; ai_justification?: string | null; ai_checked_at?: string | null; score_breakdown?: Json | null; grade_prompt_version?: string | null; grade_model?: string | null; grade_reference_used?: boolean | null; grading_started_at?: string | null; grading_holder?: number | null; previous_submission_id?: string | null; ai_failed_at?: string | null; };
         Relationships: [
           { foreignKeyName: "case_submissions_case_id_fkey"; columns: ["case_id"]; isOneToOne: false; referencedRelation: "cases"; referencedColumns: ["id"] },
           { foreignKeyName: "case_submissions_previous_submission_id_fkey"; columns: ["previous_submission_id"]; isOneToOne: false; referencedRelation: "case_submissions"; referencedColumns: ["id"] },
@@ -168,7 +168,7 @@ export type Database = {
         Relationships: [];
       };
       submissions_with_details: {
-        Row: { id: string | null; user_id: string | null; case_id: string | null; case_code: string | null; case_title: string | null; score: string | null; score_value: number | null; feedback_text: string | null; status: string | null; difficulty_rating: number | null; submitted_at: string | null; feedback_at: string | null; };
+        Row: { id: string | null; user_id: string | null; case_id: string | null; case_code: string | null; case_title: string | null; score: string | null; score_value: number | null; feedback_text: string | null; status: string | null; difficulty_rating: number | null; submitted_at: string | null; feedback_at: string | null; state: string | null; };
         Relationships: [];
       };
     };
@@ -276,6 +276,10 @@ export type Database = {
       submit_feedback: {
         Args: { p_body: string; p_email?: string; };
         Returns: Database['public']['Tables']['feedback']['Row'];
+      };
+      tutor_rounds_used: {
+        Args: { p_case_id: string; };
+        Returns: number;
       };
       update_user_role: {
         Args: { p_user_id: string; p_new_role: string; };

@@ -132,6 +132,14 @@ func TestUpstreamFaultsAnswerAnthropicErrors(t *testing.T) {
 			t.Errorf("%s: error type %q", c.name, typ)
 		}
 		e.unchanged(sub, text, c.task == "grade")
+		// My Progress names what happened: a failed check or grade, not "in progress".
+		want := "failed"
+		if c.task == "tutor" {
+			want = "pending"
+		}
+		if got := e.state(sub); got != want {
+			t.Errorf("%s: submission state %q, want %q", c.name, got, want)
+		}
 	}
 	// After all of it the gateway still answers normally.
 	e.fake.Reset()
@@ -141,6 +149,19 @@ func TestUpstreamFaultsAnswerAnthropicErrors(t *testing.T) {
 			t.Fatalf("%s after the faults: %d %v %s", task, st, err, body)
 		}
 	}
+	if got := e.state(sub); got != "graded" {
+		t.Errorf("state after a good grade: %q", got)
+	}
+}
+
+// state is the submission's state as My Progress reads it (submissions_with_details).
+func (e *env) state(sub string) string {
+	e.t.Helper()
+	var s string
+	if err := e.srv.Deps.Owner.QueryRow(context.Background(), `select state from submissions_with_details where id = $1`, sub).Scan(&s); err != nil {
+		e.t.Fatal(err)
+	}
+	return s
 }
 
 // A hanging upstream (a timeout) or a slow stream: the browser giving up cancels the

@@ -74,6 +74,9 @@ func TestOneCheckAndOneGradePerSubmission(t *testing.T) {
 	if st, _ := e.call(a, map[string]string{"X-Casus-Task": "grade", "X-Casus-Submission": failed}, map[string]any{}); st != 403 {
 		t.Fatalf("graded after a repeated check: %d", st)
 	}
+	if got := e.state(failed); got != "blocked" {
+		t.Fatalf("a submission the check blocked reads %q on My Progress, want blocked", got)
+	}
 	graded := e.submission(userA, "Text notat o dată")
 	e.fake.Script(aitest.Reply{Text: `{"probability": 3, "decision": "PASSED", "justification": "ok"}`}, aitest.Reply{Text: gradeText(sum70, 70)})
 	e.call(a, map[string]string{"X-Casus-Task": "detect", "X-Casus-Submission": graded}, map[string]any{})

@@ -75,11 +75,13 @@ func (c *call) detect(id string) error {
 	}
 	reply, err := c.complete(prompts.Detect(), []turn{{"user", prompts.Submission(sub.text)}})
 	if err != nil {
+		c.markFailed(id)
 		return err
 	}
 	v, ok := parseVerdict(reply)
 	if !ok {
 		c.s.d.Log.Error("ai detect", "err", "unparsable verdict")
+		c.markFailed(id)
 		return &apiError{502, "api_error", "Ne pare rău, a apărut o problemă. Încearcă din nou."}
 	}
 	var feedback *string
@@ -88,7 +90,7 @@ func (c *call) detect(id string) error {
 		feedback = &f
 	}
 	tag, err := c.s.d.Owner.Exec(c.ctx, `update case_submissions set ai_probability = $2, ai_decision = $3, ai_justification = $4,
-		ai_checked_at = now(), feedback_text = coalesce($5, feedback_text)
+		ai_checked_at = now(), ai_failed_at = null, feedback_text = coalesce($5, feedback_text)
 		where id::text = $1 and status = 'submitted' and ai_checked_at is null and submission_text = $6`,
 		id, v.Probability, v.Decision, v.Justification, feedback, sub.text)
 	if err != nil {
@@ -149,6 +151,15 @@ func parseVerdict(text string) (verdict, bool) {
 	return v, true
 }
 
+// markFailed records that the model call for a submission's check failed, so My Progress
+// can say so (and the student try again) instead of showing it as in progress forever.
+func (c *call) markFailed(id string) {
+	if _, err := c.s.d.Owner.Exec(context.WithoutCancel(c.ctx), `update case_submissions set ai_failed_at = now()
+		where id::text = $1 and status = 'submitted' and ai_checked_at is null`, id); err != nil {
+		c.s.d.Log.Error("ai mark failed", "err", err)
+	}
+}
+
 // grade grades a submission exactly once. The submission is claimed first (status
 // 'grading', only from 'submitted' and only if its check passed), which also freezes
 // its text; the grade is recorded only from that claim. A failure gives the claim back.
@@ -184,7 +195,8 @@ func (c *call) grade(id string) error {
 		return err
 	}
 	release := func() {
-		if _, err := c.s.d.Owner.Exec(context.WithoutCancel(c.ctx), `update case_submissions set status = 'submitted', grading_started_at = null, grading_holder = null
+		if _, err := c.s.d.Owner.Exec(context.WithoutCancel(c.ctx), `update case_submissions set status = 'submitted', grading_started_at = null, grading_holder = null,
+			ai_failed_at = now()
 			where id::text = $1 and status = 'grading' and grading_started_at = $2`, id, claimed); err != nil {
 			c.s.d.Log.Error("ai grade release", "err", err)
 		}
@@ -239,7 +251,7 @@ func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Tim
 	}
 	breakdown, _ := json.Marshal(g.criteria)
 	tag, err := c.s.d.Owner.Exec(c.ctx, `update case_submissions set score = $2, score_value = $3, feedback_text = $4, status = 'graded',
-		feedback_at = now(), score_breakdown = $5, grade_prompt_version = $6, grade_model = $7, grade_reference_used = $8, grading_started_at = null, grading_holder = null
+		feedback_at = now(), score_breakdown = $5, grade_prompt_version = $6, grade_model = $7, grade_reference_used = $8, grading_started_at = null, grading_holder = null, ai_failed_at = null
 		where id::text = $1 and status = 'grading' and grading_started_at = $9 and submission_text = $10`,
 		id, fmt.Sprintf("%d/100", g.total), g.total, feedback, breakdown, prompts.Version, c.model, ref != nil, claimed, text)
 	if err != nil {

@@ -5,6 +5,10 @@ const mark = (level: number | null | undefined) => (level != null && STRICTNESS[
 
 // Small inline SVG charts (no chart library).
 
+// A date label under the last point is right-aligned on it, so it ends inside the chart
+// instead of half past its right edge.
+const edgeAnchor = (i: number, n: number) => (n > 1 && i === n - 1 ? 'end' : 'middle');
+
 // Scores over time: one point per graded submission, 0-100, with the completion line (50).
 export function ScoreChart({ points, width = 640, height = 200 }: { points: ScorePoint[]; width?: number; height?: number }) {
   const pad = { l: 34, r: 12, t: 12, b: 26 };
@@ -32,7 +36,7 @@ export function ScoreChart({ points, width = 640, height = 200 }: { points: Scor
             <text x={x(i)} y={y(p.value) - 8} textAnchor="middle" className="axis strictness-mark">{mark(p.level)}</text>
           )}
           {(points.length <= 8 || i === 0 || i === points.length - 1) && (
-            <text x={x(i)} y={height - 8} textAnchor="middle" className="axis">{day(p.at)}</text>
+            <text x={x(i)} y={height - 8} textAnchor={edgeAnchor(i, points.length)} className="axis">{day(p.at)}</text>
           )}
         </g>
       ))}

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import type { RealtimeChannel } from '@supabase/supabase-js';
+import { useSearchParams } from 'react-router-dom';
 import { supabase, aiEnabled } from '../../lib/supabase';
 import { useAuth } from '../../lib/auth/store';
 import { presenceKey } from '../../lib/presence';
@@ -7,6 +8,7 @@ import { clampViewer, stripCasePrefix, VIEWER_DEFAULT } from '../../lib/validati
 import { CodeViewer, type CodeId } from './CodeViewer';
 import { SolutionPanel } from './Evaluation';
 import { SearchBox } from './SearchBox';
+import { SOLVE_EVENT } from './solve';
 import { TutorChat } from './TutorChat';
 import { codeOf, lawAsOfLabel, levelColor, loadCase, loadTree, type CaseFull, type CaseRow, type Category, type Domain } from './data';
 import { casesIn, pathTo, subcategoriesOf, toggleCategory, toggleDomain, toggleSub, type OpenPath } from './tree';
@@ -68,15 +70,24 @@ export default function Dashboard() {
     setSidebar(!mobile);
     setSheet(null);
   }
+  const [, setParams] = useSearchParams();
   useEffect(() => {
     performance.mark('casus:dashboard-start');
     load.promise
       .then((t) => {
         setTree(t);
         performance.mark('casus:case-list');
+        // /dashboard?caz=<id> (a link from My Progress) opens that case; the parameter is
+        // then dropped so that picking another case is not undone by a reload.
+        const linked = new URLSearchParams(window.location.search).get('caz');
+        if (!linked) return;
+        const c = t.cases.find((x) => x.id === linked);
+        if (c) setOpen(pathTo(c, t.categories));
+        setSelected(linked); // not in the tree (e.g. archived): the case view still opens it
+        setParams({}, { replace: true });
       })
       .catch((e) => console.error('tree load failed', e));
-  }, [load]);
+  }, [load, setParams]);
   const choose = (id: string) => {
     setSelected(id);
     if (mobile) setSidebar(false);
@@ -85,6 +96,12 @@ export default function Dashboard() {
     setOpen(pathTo(c, tree?.categories ?? []));
     choose(c.id);
   };
+  // The solution panel opened from the tutor: on a phone the chat's bottom sheet gives way.
+  useEffect(() => {
+    const close = () => setSheet(null);
+    window.addEventListener(SOLVE_EVENT, close);
+    return () => window.removeEventListener(SOLVE_EVENT, close);
+  }, []);
   const drawer = mobile && sidebar;
   // Keyboard: an opened drawer takes the focus (its close button); closed, it goes back to the toggle.
   const toggleRef = useRef<HTMLButtonElement>(null);
@@ -228,9 +245,21 @@ function Tree({ tree, open, setOpen, selected, onPick }: {
 
 function CaseView({ id, onArticle }: { id: string; onArticle: (ref: string, number: string) => void }) {
   const [c, setC] = useState<CaseFull | null | undefined>(undefined);
+  const solve = useRef<HTMLDetailsElement>(null);
   useEffect(() => {
     loadCase(id).then(setC);
   }, [id]);
+  useEffect(() => {
+    const open = () => {
+      const d = solve.current;
+      if (!d) return;
+      d.open = true;
+      d.scrollIntoView({ block: 'start' });
+      d.querySelector('textarea')?.focus({ preventScroll: true });
+    };
+    window.addEventListener(SOLVE_EVENT, open);
+    return () => window.removeEventListener(SOLVE_EVENT, open);
+  }, []);
   if (c === undefined) return <div className="skeleton tall" aria-busy="true" />;
   if (c === null) return <p className="error">Cazul nu a putut fi încărcat.</p>;
   return (
@@ -242,7 +271,7 @@ function CaseView({ id, onArticle }: { id: string; onArticle: (ref: string, numb
         {c.verified ? <span className="badge verified">Verificat</span> : <span className="badge">Neverificat</span>}
         <Colleagues caseId={c.id} />
       </header>
-      <details className="solve">
+      <details className="solve" ref={solve}>
         <summary>Rezolvă speța!</summary>
         <SolutionPanel key={c.id} caseId={c.id} aiOn={aiEnabled()} />
       </details>

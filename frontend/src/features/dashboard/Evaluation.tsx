@@ -7,6 +7,7 @@ import { CriteriaChart } from '../../components/charts/charts';
 import { breakdownRows, criterionDeltas, scoreLabel, signed, strictnessLabel, type CriterionRow } from './score';
 import { SignalRecorder } from './signals';
 import { openAppealOnCase, requestHumanReview, watchAppeal, type Appeal } from './appeal';
+import { failedSubmissionOnCase } from './resume';
 
 const TEMPLATE = `Introducere: situația de fapt, calificarea juridică, problema de drept.
 Premisa majoră: norma aplicabilă (articolele, condițiile).
@@ -122,8 +123,17 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
     const user = useAuthStore.getState().user;
     if (!user) return;
     let on = true;
-    openAppealOnCase(caseId, user.id).then((open) => {
-      if (!on || !open) return;
+    openAppealOnCase(caseId, user.id).then(async (open) => {
+      if (!on) return;
+      if (!open) {
+        // A failed evaluation: its text comes back, ready to be sent again.
+        const failed = await failedSubmissionOnCase(caseId, user.id);
+        if (!on || !failed) return;
+        setText((t) => t || failed.text);
+        setLevel(failed.level);
+        setError('Evaluarea anterioară a eșuat. Textul tău a fost păstrat: apasă „Evaluează Soluția” pentru a încerca din nou.');
+        return;
+      }
       setBlocked(open.appeal.submission_id);
       setAppeal(open.appeal);
       setText(open.text);
@@ -325,6 +335,7 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
                 setResult(null);
                 setRevising(null);
                 setText('');
+                setLevel(3);
                 recorder.current.reset();
               }}
             >

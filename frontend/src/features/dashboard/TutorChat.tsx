@@ -3,7 +3,8 @@ import { useStore } from 'zustand';
 import { aiEnabled, aiModel, supabase } from '../../lib/supabase';
 import { aiClient } from '../../lib/ai';
 import { useAuth, useAuthStore } from '../../lib/auth/store';
-import { canSend, createTutorStore, fromStored, GREETING, NO_CASE, toStored, type TutorBackend } from './tutor';
+import { canSend, createTutorStore, fromStored, GREETING, NO_CASE, roundLabel, ROUNDS_DONE, toStored, TUTOR_ROUNDS, type TutorBackend } from './tutor';
+import { openSolution } from './solve';
 
 // The real backend: conversations in chat_conversations (RLS: own rows), replies streamed
 // from the AI gateway with the official SDK.
@@ -45,6 +46,11 @@ const backend: TutorBackend = {
     if (first?.type !== 'text') throw new Error('Ne pare rău, a apărut o problemă. Încearcă din nou.');
     return first.text;
   },
+  async rounds(caseId) {
+    const { data, error } = await supabase().rpc('tutor_rounds_used', { p_case_id: caseId });
+    if (error) throw error;
+    return data ?? 0;
+  },
 };
 
 export const tutorStore = createTutorStore(() => backend);
@@ -57,6 +63,9 @@ export function TutorChat({ caseId }: { caseId: string | null }) {
   const busy = useStore(tutorStore, (s) => s.busy);
   const error = useStore(tutorStore, (s) => s.error);
   const loading = useStore(tutorStore, (s) => s.loadingConversation);
+  const roundsUsed = useStore(tutorStore, (s) => s.roundsUsed);
+  const done = !!caseId && roundsUsed != null && roundsUsed >= TUTOR_ROUNDS && !busy;
+  const round = caseId ? roundLabel(roundsUsed) : null;
   const [text, setText] = useState('');
   const list = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -76,7 +85,9 @@ export function TutorChat({ caseId }: { caseId: string | null }) {
   const disabled = !ai || !caseId || loading;
   return (
     <section className="chat" aria-label="Casus AI">
-      <h2>Casus AI</h2>
+      <h2>
+        Casus AI {round && <span className="round" data-testid="tutor-round">{round}</span>}
+      </h2>
       <div className="messages" ref={list} aria-live="polite" data-testid="chat-messages">
         <p className="msg assistant">{GREETING}</p>
         {!caseId && <p className="muted">{NO_CASE}</p>}
@@ -87,6 +98,12 @@ export function TutorChat({ caseId }: { caseId: string | null }) {
         ))}
       </div>
       {error && <p className="error" role="alert">{error}</p>}
+      {done ? (
+        <div className="chat-done" data-testid="tutor-done">
+          <p>{ROUNDS_DONE}</p>
+          <button className="primary" onClick={openSolution}>Rezolvă speța!</button>
+        </div>
+      ) : (
       <div className="chat-input">
         <textarea
           placeholder="Scrie întrebarea ta aici..."
@@ -106,6 +123,7 @@ export function TutorChat({ caseId }: { caseId: string | null }) {
           {busy ? <span className="spinner small-inline" aria-hidden /> : '➤'}
         </button>
       </div>
+      )}
       {!ai && <p className="muted">Tutorele AI nu este configurat pe acest server.</p>}
     </section>
   );

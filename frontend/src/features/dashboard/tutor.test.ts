@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, test, vi } from 'vitest';
 import { useToasts } from '../../components/ui/toast';
-import { canSend, createTutorStore, ERROR_MESSAGE, fromStored, sessionTurns, toStored, type ChatMessage, type Turn, type TutorBackend } from './tutor';
+import { canSend, createTutorStore, ERROR_MESSAGE, fromStored, roundLabel, sessionTurns, toStored, type ChatMessage, type Turn, type TutorBackend } from './tutor';
 
 const msg = (role: 'user' | 'assistant', content: string, i = 0): ChatMessage => ({ id: `x${i}${content}`, role, content, timestamp: '2026-01-01T10:00:00.000Z' });
 
@@ -49,6 +49,7 @@ function fakeBackend(stored: ChatMessage[] = []) {
     save: async (_id, m) => {
       calls.saves.push(m);
     },
+    rounds: async () => Math.min(calls.turns.length, 4),
     reply: async (turns, _case, onText) => {
       calls.turns.push(turns);
       if (gate) await gate;
@@ -90,6 +91,20 @@ describe('tutor store', () => {
     expect(s.interactions).toBe(5);
     expect(f.calls.saves).toHaveLength(5);
     expect(f.calls.saves.at(-1)).toHaveLength(10);
+  });
+
+  test('the rounds used come from the server: "Runda N din 4" until the fourth reply', async () => {
+    const f = fakeBackend();
+    const store = createTutorStore(() => f.b);
+    await store.getState().open('u1', 'c1');
+    await vi.waitFor(() => expect(store.getState().roundsUsed).toBe(0));
+    expect(roundLabel(store.getState().roundsUsed)).toBe('Runda 1 din 4');
+    await store.getState().send('întrebarea 1');
+    expect(roundLabel(store.getState().roundsUsed)).toBe('Runda 2 din 4');
+    for (let i = 2; i <= 4; i++) await store.getState().send(`întrebarea ${i}`);
+    expect(store.getState().roundsUsed).toBe(4);
+    expect(roundLabel(store.getState().roundsUsed)).toBeNull();
+    expect(roundLabel(null)).toBeNull();
   });
 
   test('after a reload the history is shown but the model gets only the new session', async () => {

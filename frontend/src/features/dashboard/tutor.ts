@@ -12,6 +12,15 @@ export type Turn = { role: Role; content: string };
 export const GREETING =
   'Bună! Sunt tutorele tău AI. Te ghidez în 4 runde cu întrebări socratice, fără să îți dau răspunsul. Spune-mi de unde vrei să pornești.';
 export const NO_CASE = 'Alege un caz din stânga ca să începem.';
+// The rounds that reach the model per user and case (the gateway's tutorRounds).
+export const TUTOR_ROUNDS = 4;
+export const ROUNDS_DONE = 'Ai parcurs cele 4 runde cu tutorele. Acum e rândul tău: scrie soluția.';
+
+// "Runda 2 din 4": the round the next question opens; null once the rounds are used.
+export function roundLabel(used: number | null): string | null {
+  if (used == null || used >= TUTOR_ROUNDS) return null;
+  return `Runda ${used + 1} din ${TUTOR_ROUNDS}`;
+}
 export const ERROR_MESSAGE = 'Ne pare rău, a apărut o eroare. Te rugăm să încerci din nou.';
 export const SEND_ERROR_TITLE = 'Eroare la trimiterea mesajului';
 
@@ -52,6 +61,8 @@ export interface TutorBackend {
   save(id: string, messages: ChatMessage[]): Promise<void>;
   // Streams the reply, calling onText with each piece; resolves with the whole text.
   reply(turns: Turn[], caseId: string, onText: (delta: string) => void): Promise<string>;
+  // How many of the case's rounds this user has used, as the gateway counts them.
+  rounds(caseId: string): Promise<number>;
 }
 
 export type TutorState = {
@@ -61,6 +72,7 @@ export type TutorState = {
   messages: ChatMessage[];
   sessionStart: number; // index of the first message of this session
   interactions: number; // sends since load
+  roundsUsed: number | null; // the server's count; null until known
   loadingConversation: boolean;
   busy: boolean; // a reply is on its way
   error: string | null;
@@ -94,13 +106,18 @@ export function createTutorStore(backend: () => TutorBackend): StoreApi<TutorSta
     messages: [],
     sessionStart: 0,
     interactions: 0,
+    roundsUsed: null,
     loadingConversation: false,
     busy: false,
     error: null,
     open: async (userId, caseId) => {
       const gen = ++generation;
-      set({ userId, caseId, conversationId: null, messages: [], sessionStart: 0, interactions: 0, busy: false, error: null, loadingConversation: !!(userId && caseId) });
+      set({ userId, caseId, conversationId: null, messages: [], sessionStart: 0, interactions: 0, roundsUsed: null, busy: false, error: null, loadingConversation: !!(userId && caseId) });
       if (!userId || !caseId) return;
+      backend()
+        .rounds(caseId)
+        .then((n) => gen === generation && set({ roundsUsed: n }))
+        .catch((e) => console.error('tutor rounds load failed', e));
       try {
         const conv = await loadOnce(userId, caseId);
         if (gen !== generation) return;
@@ -142,6 +159,13 @@ export function createTutorStore(backend: () => TutorBackend): StoreApi<TutorSta
         toast.error(SEND_ERROR_TITLE, ERROR_MESSAGE);
         return false;
       }
+      // The server's count after this round (it may differ from one more, e.g. another tab).
+      const used = get().roundsUsed;
+      set({ roundsUsed: used == null ? null : used + 1 });
+      await backend()
+        .rounds(s.caseId)
+        .then((n) => gen === generation && set({ roundsUsed: n }))
+        .catch((e) => console.error('tutor rounds load failed', e));
       const { conversationId, messages } = get();
       if (conversationId) {
         // Save errors are logged only.

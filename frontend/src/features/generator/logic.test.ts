@@ -52,6 +52,9 @@ describe('article entry', () => {
   test('empty, missing domain and duplicate messages', () => {
     expect(addArticle([], '   ', 'civil')).toEqual({ error: 'Introdu numărul articolului' });
     expect(addArticle([], '12', null)).toEqual({ error: 'Domeniul nu este selectat' });
+    for (const bad of ['abc', 'Art. abc', 'Codul muncii art 5', '12a3', '-5']) {
+      expect(addArticle([], bad, 'civil')).toEqual({ error: 'Scrie numărul articolului, de exemplu 1357, 1357 alin. (1), 45-49 sau 1357 lit. a)' });
+    }
     const first = addArticle([], '1357', 'civil');
     if (!('articles' in first)) throw new Error('not added');
     expect(first.articles).toEqual([{ number: '1357', reference: 'Art. 1357 C.civ.', domain: 'civil' }]);

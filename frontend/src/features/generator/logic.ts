@@ -33,6 +33,7 @@ export type Article = { number: string; reference: string; domain: GenDomain };
 export const MSG_ARTICLE_EMPTY = 'Introdu numărul articolului';
 export const MSG_ARTICLE_DUPLICATE = 'Acest articol a fost deja adăugat';
 export const MSG_NO_DOMAIN = 'Domeniul nu este selectat';
+export const MSG_ARTICLE_NOT_NUMBER = 'Scrie numărul articolului, de exemplu 1357, 1357 alin. (1), 45-49 sau 1357 lit. a)';
 
 const NUM = String.raw`\d+(?:\^\d+)?`;
 // "1357", "2029^1", "45-49", each optionally followed by "alin. (1)" / "al. 1" and "lit. a)".
@@ -43,7 +44,7 @@ const ARTICLE_RE = new RegExp(
 
 // normalizeArticle turns what a student types into the stored article number: the forms the
 // spec lists are written canonically ("1357 alin. (1) lit. a)", "45-49"); anything else is
-// kept as typed (entry is free), with spaces collapsed and a leading "Art." dropped.
+// returned as typed, with spaces collapsed and a leading "Art." dropped (addArticle refuses it).
 export function normalizeArticle(input: string): string {
   const s = input
     .trim()
@@ -60,11 +61,16 @@ export function normalizeArticle(input: string): string {
 
 export const formatReference = (number: string, domain: GenDomain) => `Art. ${number} ${domainInfo(domain).suffix}`;
 
-// addArticle applies the entry rules: empty, duplicate (same normalised number), and the
-// domain's reference format.
+// isArticleNumber: one of the spec's forms (a number, with alin./al., a range, with lit.);
+// "abc" would become "Art. abc C.civ.", a badge that opens nothing.
+export const isArticleNumber = (number: string) => ARTICLE_RE.test(number);
+
+// addArticle applies the entry rules: empty, not an article number, duplicate (same
+// normalised number), and the domain's reference format.
 export function addArticle(list: Article[], input: string, domain: GenDomain | null): { articles: Article[] } | { error: string } {
   const number = normalizeArticle(input);
   if (!number) return { error: MSG_ARTICLE_EMPTY };
+  if (!isArticleNumber(number)) return { error: MSG_ARTICLE_NOT_NUMBER };
   if (!domain) return { error: MSG_NO_DOMAIN };
   if (list.some((a) => a.number.toLowerCase() === number.toLowerCase())) return { error: MSG_ARTICLE_DUPLICATE };
   return { articles: [...list, { number, reference: formatReference(number, domain), domain }] };

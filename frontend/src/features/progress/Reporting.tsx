@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'react';
+import { Link } from 'react-router-dom';
 import { supabase } from '../../lib/supabase';
 import { useAuth } from '../../lib/auth/store';
 import { MyGeneratedCases } from './MyGeneratedCases';
 import { ScoreOverTime } from './ScoreOverTime';
 import { CriteriaOverview, type GradedWork } from './CriteriaOverview';
-import { groupByCase, type Attempt } from './attempts';
+import { attemptLabel, caseLink, groupByCase, type Attempt } from './attempts';
 import { strictnessLabel } from '../dashboard/score';
 
 type Sub = Attempt;
@@ -25,15 +26,16 @@ const APPEAL: Record<AppealState['status'], string> = {
 function AttemptRow({ s, appeal }: { s: Sub; appeal?: AppealState }) {
   return (
     <div data-testid="submission">
-      <strong>{s.case_code}</strong> · <span className="score">{s.score ?? 'În curs'}</span> · <span className="strictness-tag">{strictnessLabel(s.difficulty_rating)}</span> · {roDate(s.submitted_at)}
+      <strong>{s.case_code}</strong> · <span className={`score state-${s.state}`}>{attemptLabel(s)}</span> · <span className="strictness-tag">{strictnessLabel(s.difficulty_rating)}</span> · {roDate(s.submitted_at)}
       <div>{s.case_title}</div>
+      {(s.state === 'blocked' || s.state === 'failed') && <Link to={caseLink(s.case_id)}>Deschide speța</Link>}
       {appeal && (
         <div className={`appeal-outcome ${appeal.status}`} data-testid="appeal-outcome">
           {APPEAL[appeal.status]}
           {appeal.status === 'confirmed' && appeal.decision_reason ? ` — ${appeal.decision_reason}` : ''}
         </div>
       )}
-      <div className="muted">{s.feedback_text ? s.feedback_text.slice(0, 150) : 'Așteptăm evaluarea...'}</div>
+      <div className="muted">{s.feedback_text ? s.feedback_text.slice(0, 150) : s.state === 'failed' ? 'Modelul AI nu a răspuns. Textul tău este păstrat: deschide speța și trimite-l din nou.' : 'Așteptăm evaluarea...'}</div>
     </div>
   );
 }
@@ -49,7 +51,7 @@ export default function Reporting() {
     if (!user) return;
     const sb = supabase();
     const load = () => {
-      sb.from('submissions_with_details').select('id, case_id, case_code, case_title, score, score_value, feedback_text, submitted_at, difficulty_rating, status').eq('user_id', user.id).order('submitted_at', { ascending: false })
+      sb.from('submissions_with_details').select('id, case_id, case_code, case_title, score, score_value, feedback_text, submitted_at, difficulty_rating, status, state').eq('user_id', user.id).order('submitted_at', { ascending: false })
         .then(({ data }) => setSubs((data as Sub[]) ?? []));
       // Per-criterion scores of graded work, for the criterion view.
       sb.from('case_submissions').select('submitted_at, score_breakdown, difficulty_rating').eq('user_id', user.id).eq('status', 'graded').order('submitted_at')

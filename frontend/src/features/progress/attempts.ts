@@ -11,7 +11,21 @@ export type Attempt = {
   submitted_at: string;
   difficulty_rating: number;
   status: string;
+  // What became of it (submissions_with_details.state): graded, grading, blocked, failed, pending.
+  state: string;
 };
+
+// The label of an attempt that has no grade: a submission the AI check blocked, or whose
+// check or grading failed upstream, is named as such instead of "În curs" forever.
+export function attemptLabel(a: Pick<Attempt, 'score' | 'state'>): string {
+  if (a.score) return a.score;
+  if (a.state === 'blocked') return 'Blocată de verificarea AI';
+  if (a.state === 'failed') return 'Evaluare eșuată — reîncearcă';
+  return 'În curs';
+}
+
+// The dashboard opened on one case (Dashboard reads ?caz=).
+export const caseLink = (caseId: string) => `/dashboard?caz=${encodeURIComponent(caseId)}`;
 
 export type CaseAttempts<A extends Attempt = Attempt> = { case_id: string; case_code: string; case_title: string; latest: A; earlier: A[] };
 

@@ -239,6 +239,7 @@ type CaseSubmission struct {
 	GradingStartedAt     pgtype.Timestamptz `json:"grading_started_at"`
 	GradingHolder        *int64             `json:"grading_holder"`
 	PreviousSubmissionID pgtype.UUID        `json:"previous_submission_id"`
+	AiFailedAt           pgtype.Timestamptz `json:"ai_failed_at"`
 }
 
 type CasusMetaAiUsage struct {
@@ -399,6 +400,7 @@ type SubmissionsWithDetail struct {
 	DifficultyRating int32              `json:"difficulty_rating"`
 	SubmittedAt      pgtype.Timestamptz `json:"submitted_at"`
 	FeedbackAt       pgtype.Timestamptz `json:"feedback_at"`
+	State            string             `json:"state"`
 }
 
 type University struct {
