@@ -184,3 +184,28 @@ func Push(joinRef *string, topic, event string, payload any) Message {
 	}
 	return Message{JoinRef: joinRef, Topic: topic, Event: event, Payload: p}
 }
+
+// KindUserBroadcast is the first byte of the server → client binary broadcast of vsn
+// 2.0.0 (a JSON frame never starts with it).
+const KindUserBroadcast = 4
+
+// EncodeUserBroadcast writes a vsn 2.0.0 binary broadcast frame, as Realtime's V2
+// serializer does for messages whose payload is binary (realtime.send_binary, binary REST
+// broadcast): kind, the sizes of topic, event and metadata (one byte each), the payload
+// encoding (0 binary, 1 JSON), then topic, event, metadata (JSON, optional) and payload.
+// It returns nil when a field is too long for its one-byte size.
+func EncodeUserBroadcast(topic, event string, meta []byte, binary bool, payload []byte) []byte {
+	if len(topic) > 255 || len(event) > 255 || len(meta) > 255 {
+		return nil
+	}
+	enc := byte(encodingJSON)
+	if binary {
+		enc = encodingBinary
+	}
+	out := make([]byte, 0, 5+len(topic)+len(event)+len(meta)+len(payload))
+	out = append(out, KindUserBroadcast, byte(len(topic)), byte(len(event)), byte(len(meta)), enc)
+	out = append(out, topic...)
+	out = append(out, event...)
+	out = append(out, meta...)
+	return append(out, payload...)
+}
