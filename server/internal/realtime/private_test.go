@@ -139,7 +139,6 @@ func TestPrivatePresenceByRLS(t *testing.T) {
 	}
 }
 
-
 // realtime.send from SQL reaches the topic's subscribers of the same privacy only (a
 // private message only the channels whose policies allowed reading), with the message id
 // in meta; broadcast_changes from a trigger and send_binary too; replay hands a joining
