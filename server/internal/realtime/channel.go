@@ -41,6 +41,9 @@ type channel struct {
 	pol policies
 	// replayed holds the ids of the messages replayed at join: not delivered again live.
 	replayed map[string]bool
+	// token is the one the policies were last decided for: a refresh with the same token
+	// changes nothing (Supabase ignores it too).
+	token string
 }
 
 // policies is what realtime.messages RLS lets a private channel's identity do on its
@@ -116,7 +119,7 @@ func (c *conn) join(m phoenix.Message) {
 	}
 	ch := &channel{c: c, topic: m.Topic, joinRef: m.JoinRef, claims: claims,
 		self: p.Config.Broadcast.Self, ack: p.Config.Broadcast.Ack, presKey: p.Config.Presence.Key,
-		private: p.Config.Private, key: topicKey(m.Topic, p.Config.Private)}
+		private: p.Config.Private, key: topicKey(m.Topic, p.Config.Private), token: p.AccessToken}
 	subTopic := strings.TrimPrefix(m.Topic, "realtime:")
 	replay := len(p.Config.Broadcast.Replay) > 0 && string(p.Config.Broadcast.Replay) != "null"
 	if replay && !ch.private {
@@ -358,7 +361,11 @@ func (ch *channel) refreshToken(m phoenix.Message) {
 		ch.c.push(phoenix.Push(ch.joinRef, ch.topic, phoenix.EventClose, map[string]any{}))
 		return
 	}
-	if ch.private {
+	ch.mu.Lock()
+	sameToken := p.AccessToken == ch.token
+	ch.token = p.AccessToken
+	ch.mu.Unlock()
+	if ch.private && !sameToken {
 		// New claims, new policies: read is decided again (a revoked read closes the
 		// channel, as Supabase does), write on the next send.
 		ch.mu.Lock()
@@ -386,7 +393,7 @@ func (ch *channel) refreshToken(m phoenix.Message) {
 			return
 		}
 		ch.mu.Lock()
-		ch.pol = next
+		ch.pol = next // write policies: nil again, decided on the next send
 		ch.mu.Unlock()
 	}
 	ch.mu.Lock()
