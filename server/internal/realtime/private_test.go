@@ -2,10 +2,16 @@ package realtime_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"casus/server/internal/authn"
+	"casus/server/internal/db"
 	"casus/server/internal/testutil/testserver"
 )
 
@@ -305,5 +311,33 @@ func TestNewTableStreamedAfterDDL(t *testing.T) {
 	got := a.next("realtime:late", "postgres_changes", 5*time.Second)
 	if rec := got["data"].(map[string]any)["record"].(map[string]any); rec["note"] != "nou" {
 		t.Fatalf("change %v", got)
+	}
+}
+
+// The API roles reach realtime.messages and realtime.topic(), but not the schema's internal
+// functions, and the probe insert refuses a caller that is not the server's check.
+func TestRealtimeSchemaPrivileges(t *testing.T) {
+	srv := testserver.Start(t, nil)
+	ctx := context.Background()
+	c := &authn.Claims{Role: authn.RoleAuthenticated}
+	c.Subject = userA
+	try := func(sql string) error {
+		return db.AsRole(ctx, srv.Deps.API, c, db.ReadWrite, db.RequestInfo{Method: "POST", Path: "/rest/v1/rpc/x"}, func(tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, sql)
+			return err
+		})
+	}
+	for _, sql := range []string{
+		"select realtime.casus_authorization_probe(array[gen_random_uuid()], 'room:1', array['broadcast'])",
+		"select realtime.sync_triggers()",
+		"select count(*) from realtime.changes",
+	} {
+		var pe *pgconn.PgError
+		if err := try(sql); !errors.As(err, &pe) || pe.Code != "42501" {
+			t.Errorf("%s: %v, want 42501", sql, err)
+		}
+	}
+	if err := try("select realtime.topic(), count(*) from realtime.messages"); err != nil {
+		t.Errorf("topic() and messages: %v", err)
 	}
 }
