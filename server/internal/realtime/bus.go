@@ -72,21 +72,21 @@ func (b *bus) publishBroadcast(key string, payload json.RawMessage, from *channe
 }
 
 // publishBinary delivers a binary broadcast to a topic key's subscribers everywhere.
-func (b *bus) publishBinary(key, event string, data []byte) {
-	deliverBinary(b.s, key, event, data)
+func (b *bus) publishBinary(key, event string, data []byte, from *channel) {
+	deliverBinary(b.s, key, event, data, from)
 	b.send(envelope{Kind: "x", Topic: key, Event: event, Binary: data})
 }
 
 // deliverBinary pushes a binary broadcast to the local subscribers that can read it: vsn
 // 2.0.0 sockets get the binary frame; 1.0.0 ones cannot carry it and get nothing.
-func deliverBinary(s *Server, key, event string, data []byte) {
+func deliverBinary(s *Server, key, event string, data []byte, from *channel) {
 	m := storedMessage{event: event, binary: data, isBinary: true}
 	frame := m.frame(phoenix.V2, keyTopic(key), nil)
 	if frame == nil {
 		return
 	}
 	for _, ch := range s.local(key) {
-		if ch.c.vsn == phoenix.V2 && ch.readsBroadcast() {
+		if ch.c.vsn == phoenix.V2 && ch.readsBroadcast() && (from != ch || ch.self) {
 			ch.c.pushFrame(frame)
 		}
 	}
@@ -219,7 +219,7 @@ func (b *bus) receive(raw string) {
 				ch.deliverBroadcast(frames, nil)
 			}
 		case "x":
-			deliverBinary(b.s, e.Topic, e.Event, e.Binary)
+			deliverBinary(b.s, e.Topic, e.Event, e.Binary, nil)
 		case "t":
 			b.s.presence.apply(e.Topic, e.Key, e.Ref, e.Entry)
 		case "u":

@@ -435,13 +435,22 @@ func (ch *channel) broadcast(m phoenix.Message) {
 	if !ch.mayPublish() {
 		return
 	}
-	if len(m.Payload) > ch.c.s.limits.maxPayload {
+	size := len(m.Payload)
+	if m.Binary != nil {
+		size = len(m.Binary)
+	}
+	if size > ch.c.s.limits.maxPayload {
 		if ch.ack && m.Ref != nil {
 			ch.c.push(phoenix.Reply(m, "error", "payload_size_exceeded"))
 		}
 		return
 	}
-	ch.c.s.bus.publishBroadcast(ch.key, m.Payload, ch)
+	if m.Binary != nil {
+		// A binary payload stays binary: vsn 2.0.0 subscribers get the binary frame.
+		ch.c.s.bus.publishBinary(ch.key, m.UserEvent, m.Binary, ch)
+	} else {
+		ch.c.s.bus.publishBroadcast(ch.key, m.Payload, ch)
+	}
 	if ch.ack && m.Ref != nil {
 		ch.c.push(phoenix.Reply(m, "ok", map[string]any{}))
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -339,5 +340,37 @@ func TestRealtimeSchemaPrivileges(t *testing.T) {
 	}
 	if err := try("select realtime.topic(), count(*) from realtime.messages"); err != nil {
 		t.Errorf("topic() and messages: %v", err)
+	}
+}
+
+// A client's binary broadcast (vsn 2.0.0 push with binary encoding) is relayed as binary:
+// the other vsn 2.0.0 subscribers get the bytes in a binary frame, 1.0.0 ones nothing, and
+// the sender only with self.
+func TestClientBinaryBroadcastRelayed(t *testing.T) {
+	srv := startServer(t)
+	a, b, old := dial(t, srv, "2.0.0"), dial(t, srv, "2.0.0"), dial(t, srv, "1.0.0")
+	for _, c := range []*client{a, b, old} {
+		if r := c.join("realtime:bin", map[string]any{}, ""); r["status"] != "ok" {
+			t.Fatalf("join: %v", r)
+		}
+	}
+	topic, event, data := "realtime:bin", "raw", "\x00\xffbytes"
+	frame := []byte{3, 0, 0, byte(len(topic)), byte(len(event)), 0, 0}
+	frame = append(frame, topic...)
+	frame = append(frame, event...)
+	frame = append(frame, data...)
+	if err := a.ws.WriteMessage(websocket.BinaryMessage, frame); err != nil {
+		t.Fatal(err)
+	}
+	got := b.next(topic, "broadcast", 3*time.Second)
+	if got["event"] != event || got["payload"].(map[string]any)["binary"] != data {
+		t.Fatalf("relayed %v", got)
+	}
+	// The first broadcast the 1.0.0 socket and the sender (no self) get is a later JSON one.
+	b.send("", topic, "broadcast", map[string]any{"type": "broadcast", "event": "json", "payload": map[string]any{}})
+	for name, c := range map[string]*client{"1.0.0 socket": old, "sender": a} {
+		if got := c.next(topic, "broadcast", 3*time.Second); got["event"] != "json" {
+			t.Fatalf("%s got %v first", name, got)
+		}
 	}
 }

@@ -173,7 +173,7 @@ func (s *Server) restBroadcastOne(w http.ResponseWriter, r *http.Request) error 
 	}
 	if binary {
 		// Binary payloads reach vsn 2.0.0 sockets as Realtime's binary broadcast frame.
-		s.bus.publishBinary(topicKey("realtime:"+topic, private), event, data)
+		s.bus.publishBinary(topicKey("realtime:"+topic, private), event, data, nil)
 	} else {
 		s.publishREST(topic, event, json.RawMessage(data), private)
 	}
