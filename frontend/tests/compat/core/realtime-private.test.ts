@@ -195,6 +195,24 @@ describe('realtime private channels (realtime.messages RLS)', () => {
     );
   });
 
+  test('presence: tracking needs the insert policy, readers see the members who may', async () => {
+    const topic = `${room}-presence`;
+    await admin.from('room_members').insert([
+      { room: topic, user_id: alice.id, can_send: true },
+      { room: topic, user_id: carol.id, can_send: false },
+    ]);
+    const carolCh = carol.sb.channel(topic, { config: { private: true, presence: { key: 'carol' } } });
+    carolCh.on('presence', { event: 'sync' }, () => {});
+    await joined(carolCh);
+    expect(await carolCh.track({ online: true })).toBe('error');
+    const aliceCh = alice.sb.channel(topic, { config: { private: true, presence: { key: 'alice' } } });
+    aliceCh.on('presence', { event: 'sync' }, () => {});
+    await joined(aliceCh);
+    expect(await aliceCh.track({ online: true })).toBe('ok');
+    await until(() => 'alice' in carolCh.presenceState(), 'alice’s presence');
+    expect(Object.keys(carolCh.presenceState())).toEqual(['alice']);
+  });
+
   test('replay hands a joining private channel the recent messages', async () => {
     const since = Date.now() - 60_000;
     const ch = carol.sb.channel(`${room}-sql`, {
