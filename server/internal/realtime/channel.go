@@ -529,7 +529,7 @@ func (ch *channel) presenceEvent(m phoenix.Message) {
 	ref := ch.c.s.instance + "/" + fmt.Sprintf("%p", ch)
 	// A private channel asks its presence write policy when tracking (untracking one's own
 	// entry is always allowed, as in Supabase); a public one applies the topic rule.
-	allowed := true
+	var allowed bool
 	if ch.private {
 		allowed = p.Event != "track" || ch.mayWrite(extPresence)
 	} else {
