@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"casus/server/internal/realtime/phoenix"
 )
 
 // The bus carries broadcasts and presence changes between server instances over
@@ -26,12 +28,15 @@ const (
 
 type envelope struct {
 	Origin string          `json:"o"`
-	Kind   string          `json:"k"` // b: broadcast, t: track, u: untrack, h: heartbeat, s: sync request
-	Topic  string          `json:"t,omitempty"`
+	Kind   string          `json:"k"`           // b: broadcast, x: binary broadcast, t: track, u: untrack, h: heartbeat, s: sync request
+	Topic  string          `json:"t,omitempty"` // a topic key (topicKey)
 	Key    string          `json:"y,omitempty"`
 	Ref    string          `json:"r,omitempty"`
 	Entry  *presenceEntry  `json:"e,omitempty"`
 	Body   json.RawMessage `json:"d,omitempty"`
+	// A binary broadcast (REST application/octet-stream): its event and bytes.
+	Event  string `json:"v,omitempty"`
+	Binary []byte `json:"x,omitempty"`
 }
 
 type notifyPayload struct {
@@ -56,12 +61,35 @@ func (b *bus) send(e envelope) {
 	}
 }
 
-func (b *bus) publishBroadcast(topic string, payload json.RawMessage, from *channel) {
-	frames := newFrameCache(topic, "broadcast", payload)
-	for _, ch := range b.s.local(topic) {
+// publishBroadcast delivers a broadcast to the subscribers of a topic key (topicKey) here
+// and on every other instance.
+func (b *bus) publishBroadcast(key string, payload json.RawMessage, from *channel) {
+	frames := newFrameCache(keyTopic(key), "broadcast", payload)
+	for _, ch := range b.s.local(key) {
 		ch.deliverBroadcast(frames, from)
 	}
-	b.send(envelope{Kind: "b", Topic: topic, Body: payload})
+	b.send(envelope{Kind: "b", Topic: key, Body: payload})
+}
+
+// publishBinary delivers a binary broadcast to a topic key's subscribers everywhere.
+func (b *bus) publishBinary(key, event string, data []byte, from *channel) {
+	deliverBinary(b.s, key, event, data, from)
+	b.send(envelope{Kind: "x", Topic: key, Event: event, Binary: data})
+}
+
+// deliverBinary pushes a binary broadcast to the local subscribers that can read it: vsn
+// 2.0.0 sockets get the binary frame; 1.0.0 ones cannot carry it and get nothing.
+func deliverBinary(s *Server, key, event string, data []byte, from *channel) {
+	m := storedMessage{event: event, binary: data, isBinary: true}
+	frame := m.frame(phoenix.V2, keyTopic(key), nil)
+	if frame == nil {
+		return
+	}
+	for _, ch := range s.local(key) {
+		if ch.c.vsn == phoenix.V2 && ch.readsBroadcast() && (from != ch || ch.self) {
+			ch.c.pushFrame(frame)
+		}
+	}
 }
 
 func (b *bus) publishPresence(topic, key, ref string, e *presenceEntry) {
@@ -186,10 +214,12 @@ func (b *bus) receive(raw string) {
 		b.s.presence.heartbeat(e.Origin)
 		switch e.Kind {
 		case "b":
-			frames := newFrameCache(e.Topic, "broadcast", e.Body)
+			frames := newFrameCache(keyTopic(e.Topic), "broadcast", e.Body)
 			for _, ch := range b.s.local(e.Topic) {
 				ch.deliverBroadcast(frames, nil)
 			}
+		case "x":
+			deliverBinary(b.s, e.Topic, e.Event, e.Binary, nil)
 		case "t":
 			b.s.presence.apply(e.Topic, e.Key, e.Ref, e.Entry)
 		case "u":

@@ -358,7 +358,30 @@ type change struct {
 func (f *changeFeed) listen() {
 	defer f.s.wg.Done()
 	ids := make(chan int64, 4096)
-	f.s.wg.Add(1)
+	msgIDs := make(chan string, 4096)
+	f.s.wg.Add(2)
+	go func() {
+		defer f.s.wg.Done()
+		for {
+			var batch []string
+			select {
+			case id := <-msgIDs:
+				batch = append(batch, id)
+			case <-f.s.ctx.Done():
+				return
+			}
+		drain:
+			for len(batch) < 500 {
+				select {
+				case id := <-msgIDs:
+					batch = append(batch, id)
+				default:
+					break drain
+				}
+			}
+			f.deliverMessages(batch)
+		}
+	}()
 	go func() {
 		defer f.s.wg.Done()
 		for {
@@ -404,6 +427,13 @@ func (f *changeFeed) listen() {
 					if rerr := f.reload(f.s.ctx); rerr != nil && f.s.ctx.Err() == nil {
 						f.s.d.Log.Error("realtime: reload tables", "err", rerr)
 					}
+				}
+				continue
+			}
+			if id, ok := messageID(n.Payload); ok {
+				select {
+				case msgIDs <- id:
+				case <-f.s.ctx.Done():
 				}
 				continue
 			}
@@ -727,6 +757,8 @@ func (f *changeFeed) prune() {
 			return
 		case <-t.C:
 			_, _ = f.s.d.Owner.Exec(f.s.ctx, "delete from realtime.changes where commit_timestamp < now() - interval '5 minutes'")
+			// Broadcast messages are kept 72 hours for replay, as Supabase keeps them.
+			_, _ = f.s.d.Owner.Exec(f.s.ctx, "delete from realtime.messages where inserted_at < timezone('utc', now()) - interval '72 hours'")
 		}
 	}
 }

@@ -18,6 +18,9 @@ type channel struct {
 	c       *conn
 	topic   string
 	joinRef *string
+	// key is the topic key (topicKey): a private channel's differs from a public one's.
+	key     string
+	private bool
 
 	mu      sync.Mutex
 	claims  *authn.Claims
@@ -33,7 +36,23 @@ type channel struct {
 	// (publishAllowed), so the check costs at most one query per identity.
 	publishFor     *string
 	publishAllowed bool
+
+	// pol is a private channel's authorisation (authz.go), as far as evaluated.
+	pol policies
+	// replayed holds the ids of the messages replayed at join: not delivered again live.
+	replayed map[string]bool
+	// token is the one the policies were last decided for: a refresh with the same token
+	// changes nothing (Supabase ignores it too).
+	token string
 }
+
+// policies is what realtime.messages RLS lets a private channel's identity do on its
+// topic; nil means not evaluated yet (Supabase's Policies struct).
+type policies struct {
+	broadcastRead, presenceRead, broadcastWrite, presenceWrite *bool
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
 
 // pgSub is one postgres_changes subscription of a channel.
 type pgSub struct {
@@ -51,8 +70,9 @@ type pgSub struct {
 type joinPayload struct {
 	Config struct {
 		Broadcast struct {
-			Ack  bool `json:"ack"`
-			Self bool `json:"self"`
+			Ack    bool            `json:"ack"`
+			Self   bool            `json:"self"`
+			Replay json.RawMessage `json:"replay"`
 		} `json:"broadcast"`
 		Presence struct {
 			Key     string `json:"key"`
@@ -84,10 +104,6 @@ func (c *conn) join(m phoenix.Message) {
 		c.push(errorReply(m, "unknown topic: topics start with realtime:"))
 		return
 	}
-	if p.Config.Private {
-		c.push(errorReply(m, "Private channels are not supported by this server; use a public channel"))
-		return
-	}
 	c.mu.Lock()
 	_, rejoin := c.channels[m.Topic]
 	full := !rejoin && len(c.channels) >= c.s.limits.maxChannels
@@ -102,7 +118,55 @@ func (c *conn) join(m phoenix.Message) {
 		return
 	}
 	ch := &channel{c: c, topic: m.Topic, joinRef: m.JoinRef, claims: claims,
-		self: p.Config.Broadcast.Self, ack: p.Config.Broadcast.Ack, presKey: p.Config.Presence.Key}
+		self: p.Config.Broadcast.Self, ack: p.Config.Broadcast.Ack, presKey: p.Config.Presence.Key,
+		private: p.Config.Private, key: topicKey(m.Topic, p.Config.Private), token: p.AccessToken}
+	subTopic := strings.TrimPrefix(m.Topic, "realtime:")
+	replay := len(p.Config.Broadcast.Replay) > 0 && string(p.Config.Broadcast.Replay) != "null"
+	if replay && !ch.private {
+		c.push(errorReply(m, "UnableToReplayMessages: Replay is not allowed for public channels"))
+		return
+	}
+	if ch.private {
+		// Supabase's join: read policies for broadcast (and presence when enabled); the
+		// channel joins when either is readable.
+		exts := []string{extBroadcast}
+		if p.Config.Presence.Enabled {
+			exts = append(exts, extPresence)
+		}
+		read, err := c.s.authorizeRead(claims, subTopic, exts)
+		if err != nil {
+			c.s.d.Log.Warn("realtime: read authorisation failed", "err", err)
+			c.push(errorReply(m, "Unauthorized: You do not have permissions to read from this Channel topic: "+subTopic))
+			return
+		}
+		ch.pol = policiesFrom(read)
+		if !read[extBroadcast] && !read[extPresence] {
+			c.push(errorReply(m, "Unauthorized: You do not have permissions to read from this Channel topic: "+subTopic))
+			return
+		}
+	}
+	var replayed []storedMessage
+	if replay {
+		if !isTrue(ch.pol.broadcastRead) {
+			c.push(errorReply(m, "Unauthorized: You do not have permissions to read from this Channel topic: "+subTopic))
+			return
+		}
+		since, limit, ok := replayParams(p.Config.Broadcast.Replay)
+		if !ok {
+			c.push(errorReply(m, "UnableToReplayMessages: Replay params are not valid"))
+			return
+		}
+		var err error
+		if replayed, err = c.s.replay(subTopic, since, limit); err != nil {
+			c.s.d.Log.Warn("realtime: replay failed", "err", err)
+			c.push(errorReply(m, "UnableToReplayMessages: Realtime was unable to replay messages"))
+			return
+		}
+		ch.replayed = make(map[string]bool, len(replayed))
+		for _, msg := range replayed {
+			ch.replayed[msg.id] = true
+		}
+	}
 	if ch.presKey == "" {
 		ch.presKey = randomKey()
 	}
@@ -149,9 +213,88 @@ func (c *conn) join(m phoenix.Message) {
 			"channel": strings.TrimPrefix(ch.topic, "realtime:"),
 		}))
 	}
-	if p.Config.Presence.Enabled {
-		c.push(phoenix.Push(ch.joinRef, ch.topic, "presence_state", c.s.presence.state(ch.topic)))
+	if p.Config.Presence.Enabled && ch.readsPresence() {
+		c.push(phoenix.Push(ch.joinRef, ch.topic, "presence_state", c.s.presence.state(ch.key)))
 	}
+	// Replayed messages follow the join reply, oldest first, marked as Supabase marks them.
+	for _, msg := range replayed {
+		if frame := msg.frame(c.vsn, ch.topic, map[string]any{"replayed": true, "id": msg.id}); frame != nil {
+			c.pushFrame(frame)
+		}
+	}
+}
+
+func policiesFrom(read map[string]bool) policies {
+	var pol policies
+	if v, ok := read[extBroadcast]; ok {
+		pol.broadcastRead = &v
+	}
+	if v, ok := read[extPresence]; ok {
+		pol.presenceRead = &v
+	}
+	return pol
+}
+
+// readsBroadcast reports whether broadcasts reach the channel: always on a public
+// channel, on a private one when its read policy allowed it.
+func (ch *channel) readsBroadcast() bool {
+	if !ch.private {
+		return true
+	}
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	return isTrue(ch.pol.broadcastRead)
+}
+
+// readsPresence is readsBroadcast for presence state and diffs.
+func (ch *channel) readsPresence() bool {
+	if !ch.private {
+		return true
+	}
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	return isTrue(ch.pol.presenceRead)
+}
+
+// mayWrite decides (once per identity, as Supabase caches its policies until the token
+// changes) whether a private channel's identity may send on the extension.
+func (ch *channel) mayWrite(ext string) bool {
+	ch.mu.Lock()
+	slot := &ch.pol.broadcastWrite
+	if ext == extPresence {
+		slot = &ch.pol.presenceWrite
+	}
+	if *slot != nil {
+		ok := **slot
+		ch.mu.Unlock()
+		return ok
+	}
+	claims := ch.claims
+	readPresence := ext == extPresence && ch.pol.presenceRead == nil
+	ch.mu.Unlock()
+	sub := strings.TrimPrefix(ch.topic, "realtime:")
+	var read map[string]bool
+	if readPresence {
+		// Presence enabled by a track: its read policy is decided now, as Supabase does.
+		var err error
+		if read, err = ch.c.s.authorizeRead(claims, sub, []string{extPresence}); err != nil {
+			ch.c.s.d.Log.Warn("realtime: read authorisation failed", "err", err)
+			return false
+		}
+	}
+	ok, err := ch.c.s.authorizeWrite(claims, sub, ext)
+	if err != nil {
+		ch.c.s.d.Log.Warn("realtime: write authorisation failed", "err", err)
+		return false
+	}
+	ch.mu.Lock()
+	if readPresence {
+		v := read[extPresence]
+		ch.pol.presenceRead = &v
+	}
+	*slot = &ok
+	ch.mu.Unlock()
+	return ok
 }
 
 func tokenReason(err error) string {
@@ -219,6 +362,41 @@ func (ch *channel) refreshToken(m phoenix.Message) {
 		return
 	}
 	ch.mu.Lock()
+	sameToken := p.AccessToken == ch.token
+	ch.token = p.AccessToken
+	ch.mu.Unlock()
+	if ch.private && !sameToken {
+		// New claims, new policies: read is decided again (a revoked read closes the
+		// channel, as Supabase does), write on the next send.
+		ch.mu.Lock()
+		prev := ch.pol
+		ch.mu.Unlock()
+		var exts []string
+		if prev.broadcastRead != nil {
+			exts = append(exts, extBroadcast)
+		}
+		if prev.presenceRead != nil {
+			exts = append(exts, extPresence)
+		}
+		sub := strings.TrimPrefix(ch.topic, "realtime:")
+		read, err := ch.c.s.authorizeRead(claims, sub, exts)
+		if err != nil {
+			ch.c.s.d.Log.Warn("realtime: read authorisation failed", "err", err)
+			read = map[string]bool{}
+			for _, e := range exts {
+				read[e] = false
+			}
+		}
+		next := policiesFrom(read)
+		if (isTrue(prev.broadcastRead) && !isTrue(next.broadcastRead)) || (isTrue(prev.presenceRead) && !isTrue(next.presenceRead)) {
+			ch.shutdown("You no longer have permission to read from this Channel topic: " + sub)
+			return
+		}
+		ch.mu.Lock()
+		ch.pol = next // write policies: nil again, decided on the next send
+		ch.mu.Unlock()
+	}
+	ch.mu.Lock()
 	ch.claims = claims
 	ch.mu.Unlock()
 	ch.armExpiry()
@@ -246,7 +424,7 @@ func (ch *channel) teardown() {
 	ch.mu.Unlock()
 	ch.c.s.unsubscribe(ch)
 	if tracked {
-		ch.c.s.presence.untrack(ch.topic, ch.presKey, ch.c.s.instance+"/"+fmt.Sprintf("%p", ch))
+		ch.c.s.presence.untrack(ch.key, ch.presKey, ch.c.s.instance+"/"+fmt.Sprintf("%p", ch))
 	}
 }
 
@@ -257,13 +435,22 @@ func (ch *channel) broadcast(m phoenix.Message) {
 	if !ch.mayPublish() {
 		return
 	}
-	if len(m.Payload) > ch.c.s.limits.maxPayload {
+	size := len(m.Payload)
+	if m.Binary != nil {
+		size = len(m.Binary)
+	}
+	if size > ch.c.s.limits.maxPayload {
 		if ch.ack && m.Ref != nil {
 			ch.c.push(phoenix.Reply(m, "error", "payload_size_exceeded"))
 		}
 		return
 	}
-	ch.c.s.bus.publishBroadcast(ch.topic, m.Payload, ch)
+	if m.Binary != nil {
+		// A binary payload stays binary: vsn 2.0.0 subscribers get the binary frame.
+		ch.c.s.bus.publishBinary(ch.key, m.UserEvent, m.Binary, ch)
+	} else {
+		ch.c.s.bus.publishBroadcast(ch.key, m.Payload, ch)
+	}
 	if ch.ack && m.Ref != nil {
 		ch.c.push(phoenix.Reply(m, "ok", map[string]any{}))
 	}
@@ -273,6 +460,9 @@ func (ch *channel) broadcast(m phoenix.Message) {
 // its topic. A topic that names accounts by id (the app's "progress-<user id>") belongs to
 // them: only they, and the service role, send there. Decided once per identity.
 func (ch *channel) mayPublish() bool {
+	if ch.private {
+		return ch.mayWrite(extBroadcast)
+	}
 	claims := ch.currentClaims()
 	if claims.Role == authn.RoleServiceRole {
 		return true
@@ -295,6 +485,9 @@ func (ch *channel) mayPublish() bool {
 // deliverBroadcast pushes a broadcast unless it is the sender's own without "self".
 func (ch *channel) deliverBroadcast(frames *frameCache, from *channel) {
 	if from == ch && !ch.self {
+		return
+	}
+	if !ch.readsBroadcast() {
 		return
 	}
 	ch.c.pushFrame(frames.get(ch.c.vsn))
@@ -334,7 +527,15 @@ func (ch *channel) presenceEvent(m phoenix.Message) {
 		return
 	}
 	ref := ch.c.s.instance + "/" + fmt.Sprintf("%p", ch)
-	if !ch.mayPublish() {
+	// A private channel asks its presence write policy when tracking (untracking one's own
+	// entry is always allowed, as in Supabase); a public one applies the topic rule.
+	var allowed bool
+	if ch.private {
+		allowed = p.Event != "track" || ch.mayWrite(extPresence)
+	} else {
+		allowed = ch.mayPublish()
+	}
+	if !allowed {
 		ch.c.push(phoenix.Reply(m, "error", map[string]any{}))
 		return
 	}
@@ -352,12 +553,12 @@ func (ch *channel) presenceEvent(m phoenix.Message) {
 		ch.mu.Lock()
 		ch.tracked = true
 		ch.mu.Unlock()
-		ch.c.s.presence.track(ch.topic, ch.presKey, ref, meta)
+		ch.c.s.presence.track(ch.key, ch.presKey, ref, meta)
 	case "untrack":
 		ch.mu.Lock()
 		ch.tracked = false
 		ch.mu.Unlock()
-		ch.c.s.presence.untrack(ch.topic, ch.presKey, ref)
+		ch.c.s.presence.untrack(ch.key, ch.presKey, ref)
 	default:
 		ch.c.push(errorReply(m, "unknown presence event"))
 		return

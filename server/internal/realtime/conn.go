@@ -140,7 +140,12 @@ func (c *conn) flush() error {
 	c.qmu.Unlock()
 	_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
 	for _, frame := range frames {
-		if err := c.ws.WriteMessage(websocket.TextMessage, frame); err != nil {
+		// Text frames are JSON ('[' or '{'); the only binary frame is the user broadcast.
+		kind := websocket.TextMessage
+		if len(frame) > 0 && frame[0] == phoenix.KindUserBroadcast {
+			kind = websocket.BinaryMessage
+		}
+		if err := c.ws.WriteMessage(kind, frame); err != nil {
 			return err
 		}
 	}

@@ -16,7 +16,7 @@ import (
 type presenceState struct {
 	s       *Server
 	mu      sync.Mutex
-	topics  map[string]map[string]map[string]presenceEntry // topic → key → ref → entry
+	topics  map[string]map[string]map[string]presenceEntry // topic key (topicKey) → key → ref → entry
 	seen    map[string]time.Time                           // instance → last heartbeat
 	counter atomic.Uint64
 }
@@ -105,6 +105,9 @@ func (p *presenceState) apply(topic, key, ref string, e *presenceEntry) {
 	}
 	diff, _ := json.Marshal(map[string]any{"joins": joins, "leaves": leaves})
 	for _, ch := range p.s.local(topic) {
+		if !ch.readsPresence() {
+			continue
+		}
 		ch.c.push(phoenix.Push(ch.joinRef, ch.topic, "presence_diff", json.RawMessage(diff)))
 	}
 }

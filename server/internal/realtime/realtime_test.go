@@ -82,13 +82,15 @@ func dial(t *testing.T, srv *testserver.Server, vsn string) *client {
 	c := &client{t: t, ws: ws, vsn: vsn, msgs: make(chan []any, 100)}
 	go func() {
 		for {
-			_, data, err := ws.ReadMessage()
+			kind, data, err := ws.ReadMessage()
 			if err != nil {
 				close(c.msgs)
 				return
 			}
 			var m []any
-			if vsn == "2.0.0" {
+			if kind == websocket.BinaryMessage {
+				m = decodeUserBroadcast(data)
+			} else if vsn == "2.0.0" {
 				_ = json.Unmarshal(data, &m)
 			} else {
 				var o map[string]any
@@ -100,6 +102,36 @@ func dial(t *testing.T, srv *testserver.Server, vsn string) *client {
 	}()
 	t.Cleanup(func() { ws.Close() })
 	return c
+}
+
+// decodeUserBroadcast reads vsn 2.0.0's binary broadcast frame as realtime-js does, into
+// the frame's array form; a binary payload becomes {"binary": <bytes as a string>}.
+func decodeUserBroadcast(b []byte) []any {
+	if len(b) < 5 || b[0] != 4 {
+		return []any{nil, nil, "", "", nil}
+	}
+	ts, es, ms, enc := int(b[1]), int(b[2]), int(b[3]), b[4]
+	off := 5
+	topic := string(b[off : off+ts])
+	off += ts
+	event := string(b[off : off+es])
+	off += es
+	meta := b[off : off+ms]
+	off += ms
+	payload := map[string]any{"type": "broadcast", "event": event}
+	if enc == 1 {
+		var p any
+		_ = json.Unmarshal(b[off:], &p)
+		payload["payload"] = p
+	} else {
+		payload["payload"] = map[string]any{"binary": string(b[off:])}
+	}
+	if ms > 0 {
+		var m any
+		_ = json.Unmarshal(meta, &m)
+		payload["meta"] = m
+	}
+	return []any{nil, nil, topic, "broadcast", payload}
 }
 
 func (c *client) send(joinRef, topic, event string, payload any) string {

@@ -15,8 +15,10 @@ import (
 // POST /api/broadcast/{topic}/events/{event} (one message; realtime-js's httpSend()).
 // Any valid project key or user token may send to a public topic (Supabase's AuthTenant
 // plug); a topic that names accounts stays theirs (topicOpenTo), exactly as over the
-// socket. Private channels (realtime.messages RLS) are not implemented: a private
-// message is refused as Realtime refuses one no policy allows.
+// socket. A private message goes to the topic's private channels when the sender's
+// realtime.messages INSERT policies allow broadcast on it (authorizeWrite), as Realtime
+// decides; the single endpoint answers 403 otherwise, the batch skips it (Realtime's
+// BatchBroadcast does the same).
 
 type restError struct {
 	status int
@@ -55,9 +57,18 @@ func (s *Server) mayPublishTo(claims *authn.Claims, topic string) bool {
 	return claims.Role == authn.RoleServiceRole || s.topicOpenTo("realtime:"+topic, claims.Subject)
 }
 
-func (s *Server) publishREST(topic, event string, payload json.RawMessage) {
+func (s *Server) publishREST(topic, event string, payload json.RawMessage, private bool) {
 	p, _ := json.Marshal(map[string]any{"type": "broadcast", "event": event, "payload": payload})
-	s.bus.publishBroadcast("realtime:"+topic, p, nil)
+	s.bus.publishBroadcast(topicKey("realtime:"+topic, private), p, nil)
+}
+
+// mayPublishPrivate asks the sender's realtime.messages policies (fails closed).
+func (s *Server) mayPublishPrivate(claims *authn.Claims, topic string) bool {
+	ok, err := s.authorizeWrite(claims, topic, extBroadcast)
+	if err != nil {
+		s.d.Log.Warn("realtime: write authorisation failed", "err", err)
+	}
+	return ok
 }
 
 // restBroadcast is the batch endpoint: {"messages": [{"topic", "event", "payload", "private"}]}.
@@ -85,18 +96,32 @@ func (s *Server) restBroadcast(w http.ResponseWriter, r *http.Request) error {
 			return fieldError("payload", "Payload size exceeds tenant limit")
 		}
 	}
-	// Every message is checked before any is sent: a batch is refused whole.
+	// Every public message is checked before any is sent: a batch is refused whole when one
+	// names a topic the sender may not use. Private messages are decided per topic by RLS,
+	// and those refused are skipped, as Realtime's BatchBroadcast does.
 	for _, m := range body.Messages {
-		if m.Private || !s.mayPublishTo(claims, strings.TrimPrefix(m.Topic, "realtime:")) {
+		if !m.Private && !s.mayPublishTo(claims, strings.TrimPrefix(m.Topic, "realtime:")) {
 			return message(http.StatusForbidden, "Unauthorized")
 		}
 	}
+	privateOK := map[string]bool{}
 	for _, m := range body.Messages {
+		topic := strings.TrimPrefix(m.Topic, "realtime:")
+		if m.Private {
+			ok, seen := privateOK[topic]
+			if !seen {
+				ok = s.mayPublishPrivate(claims, topic)
+				privateOK[topic] = ok
+			}
+			if !ok {
+				continue
+			}
+		}
 		payload := m.Payload
 		if len(payload) == 0 {
 			payload = json.RawMessage("{}")
 		}
-		s.publishREST(strings.TrimPrefix(m.Topic, "realtime:"), m.Event, payload)
+		s.publishREST(topic, m.Event, payload, m.Private)
 	}
 	w.WriteHeader(http.StatusAccepted)
 	return nil
@@ -114,10 +139,11 @@ func (s *Server) restBroadcastOne(w http.ResponseWriter, r *http.Request) error 
 		return fieldError("topic", "can't be blank")
 	}
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	binary := false
 	switch mt {
 	case "application/json":
 	case "application/octet-stream":
-		return message(http.StatusUnsupportedMediaType, "Binary broadcast is not supported by this server")
+		binary = true
 	default:
 		return message(http.StatusUnsupportedMediaType, "Content-Type must be application/json or application/octet-stream")
 	}
@@ -128,17 +154,29 @@ func (s *Server) restBroadcastOne(w http.ResponseWriter, r *http.Request) error 
 	if len(data) > s.limits.maxPayload {
 		return fieldError("payload", "Payload size exceeds tenant limit")
 	}
-	if len(strings.TrimSpace(string(data))) == 0 || string(data) == "null" {
-		return fieldError("payload", "can't be blank")
-	}
-	if !json.Valid(data) {
-		return message(http.StatusBadRequest, "Malformed JSON body")
+	if !binary {
+		if len(strings.TrimSpace(string(data))) == 0 || string(data) == "null" {
+			return fieldError("payload", "can't be blank")
+		}
+		if !json.Valid(data) {
+			return message(http.StatusBadRequest, "Malformed JSON body")
+		}
 	}
 	private := r.URL.Query().Get("private") == "true"
-	if private || !s.mayPublishTo(claims, strings.TrimPrefix(topic, "realtime:")) {
+	topic = strings.TrimPrefix(topic, "realtime:")
+	if private {
+		if !s.mayPublishPrivate(claims, topic) {
+			return message(http.StatusForbidden, "Unauthorized")
+		}
+	} else if !s.mayPublishTo(claims, topic) {
 		return message(http.StatusForbidden, "Unauthorized")
 	}
-	s.publishREST(strings.TrimPrefix(topic, "realtime:"), event, json.RawMessage(data))
+	if binary {
+		// Binary payloads reach vsn 2.0.0 sockets as Realtime's binary broadcast frame.
+		s.bus.publishBinary(topicKey("realtime:"+topic, private), event, data, nil)
+	} else {
+		s.publishREST(topic, event, json.RawMessage(data), private)
+	}
 	w.WriteHeader(http.StatusAccepted)
 	return nil
 }

@@ -39,7 +39,7 @@ func single(topic, event string) string {
 
 // httpSend's endpoint, POST /api/broadcast/{topic}/events/{event} with the payload as
 // body: the anon key reaches a public topic's subscribers; a topic naming an account
-// stays its owner's (as over the socket); private topics, oversized and binary payloads
+// stays its owner's (as over the socket); private topics without a policy, oversized payloads
 // and missing keys get Realtime's answers, and nothing refused is delivered.
 func TestRESTBroadcastOneMessage(t *testing.T) {
 	srv := startServer(t)
@@ -68,7 +68,6 @@ func TestRESTBroadcastOneMessage(t *testing.T) {
 		{"bad token", single("room:1", "x"), "application/json", `{}`, "not-a-jwt", 401, `{"message":"Unauthorized"}`},
 		{"oversized", single("room:1", "x"), "application/json", `{"b":"` + strings.Repeat("x", 300<<10) + `"}`, "", 422, `{"errors":{"payload":["Payload size exceeds tenant limit"]}}`},
 		{"no payload", single("room:1", "x"), "application/json", ``, "", 422, `{"errors":{"payload":["can't be blank"]}}`},
-		{"binary", single("room:1", "x"), "application/octet-stream", "\x00\x01", "", 415, `{"message":"Binary broadcast is not supported by this server"}`},
 		{"batch into a user's topic", "/realtime/v1/api/broadcast", "application/json", `{"messages":[{"topic":"room:1","event":"x","payload":{}},{"topic":"` + own + `","event":"forged","payload":{}}]}`, token(t, srv, userB, time.Hour), 403, `{"message":"Unauthorized"}`},
 	}
 	for _, r := range refusals {

@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,7 +27,7 @@ type Server struct {
 	upgrader websocket.Upgrader
 
 	mu     sync.RWMutex
-	topics map[string]map[*channel]struct{} // local subscribers by topic
+	topics map[string]map[*channel]struct{} // local subscribers by topic key (topicKey)
 
 	presence *presenceState
 	bus      *bus
@@ -121,10 +122,10 @@ func (s *Server) Routes(mux *http.ServeMux) {
 
 func (s *Server) subscribe(ch *channel) {
 	s.mu.Lock()
-	set := s.topics[ch.topic]
+	set := s.topics[ch.key]
 	if set == nil {
 		set = map[*channel]struct{}{}
-		s.topics[ch.topic] = set
+		s.topics[ch.key] = set
 	}
 	set[ch] = struct{}{}
 	s.mu.Unlock()
@@ -132,21 +133,38 @@ func (s *Server) subscribe(ch *channel) {
 
 func (s *Server) unsubscribe(ch *channel) {
 	s.mu.Lock()
-	if set := s.topics[ch.topic]; set != nil {
+	if set := s.topics[ch.key]; set != nil {
 		delete(set, ch)
 		if len(set) == 0 {
-			delete(s.topics, ch.topic)
+			delete(s.topics, ch.key)
 		}
 	}
 	s.mu.Unlock()
 }
 
-// local returns a snapshot of this instance's subscribers of a topic.
-func (s *Server) local(topic string) []*channel {
+// privateKey prefixes the key of a private channel's topic. A private and a public channel
+// of the same name are different topics, as in Supabase (its tenant_topic): neither
+// receives the other's broadcasts or presence. Real topics start with "realtime:", so no
+// public key starts with the prefix.
+const privateKey = "private:"
+
+// topicKey is the key of a topic's subscribers, presences and bus messages.
+func topicKey(topic string, private bool) string {
+	if private {
+		return privateKey + topic
+	}
+	return topic
+}
+
+// keyTopic is the topic a key's frames carry.
+func keyTopic(key string) string { return strings.TrimPrefix(key, privateKey) }
+
+// local returns a snapshot of this instance's subscribers of a topic key.
+func (s *Server) local(key string) []*channel {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]*channel, 0, len(s.topics[topic]))
-	for ch := range s.topics[topic] {
+	out := make([]*channel, 0, len(s.topics[key]))
+	for ch := range s.topics[key] {
 		out = append(out, ch)
 	}
 	return out

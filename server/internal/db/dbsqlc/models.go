@@ -355,6 +355,18 @@ type RealtimeChange struct {
 	CommitTimestamp pgtype.Timestamptz `json:"commit_timestamp"`
 }
 
+type RealtimeMessage struct {
+	Topic         string           `json:"topic"`
+	Extension     string           `json:"extension"`
+	Payload       []byte           `json:"payload"`
+	Event         *string          `json:"event"`
+	Private       *bool            `json:"private"`
+	UpdatedAt     pgtype.Timestamp `json:"updated_at"`
+	InsertedAt    pgtype.Timestamp `json:"inserted_at"`
+	ID            pgtype.UUID      `json:"id"`
+	BinaryPayload []byte           `json:"binary_payload"`
+}
+
 type SubmissionAppeal struct {
 	ID             pgtype.UUID        `json:"id"`
 	SubmissionID   pgtype.UUID        `json:"submission_id"`

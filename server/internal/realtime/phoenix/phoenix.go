@@ -34,6 +34,10 @@ type Message struct {
 	Topic   string
 	Event   string
 	Payload json.RawMessage
+	// Binary is the user payload of a binary broadcast push with binary encoding (nil
+	// otherwise); UserEvent is its event. Payload then holds the JSON form (base64).
+	Binary    []byte
+	UserEvent string
 }
 
 type objectFrame struct {
@@ -55,7 +59,7 @@ func Decode(vsn string, data []byte) (Message, error) {
 		if err := json.Unmarshal(data, &f); err != nil || f.Topic == "" || f.Event == "" {
 			return Message{}, ErrMalformed
 		}
-		return Message(f), nil
+		return Message{JoinRef: f.JoinRef, Ref: f.Ref, Topic: f.Topic, Event: f.Event, Payload: f.Payload}, nil
 	}
 	var arr []json.RawMessage
 	if err := json.Unmarshal(data, &arr); err != nil || len(arr) != 5 {
@@ -110,8 +114,8 @@ const (
 )
 
 // DecodeBinary reads a client's binary user-broadcast push into the equivalent JSON
-// message: event "broadcast", payload {type, event, payload}. Binary user payloads are
-// passed on as base64 inside JSON, since our fan-out is JSON.
+// message: event "broadcast", payload {type, event, payload}. A binary user payload is
+// also kept as bytes (Binary), so it is relayed as a binary broadcast.
 func DecodeBinary(data []byte) (Message, error) {
 	if len(data) < 7 || data[0] != kindUserBroadcastPush {
 		return Message{}, ErrMalformed
@@ -144,7 +148,7 @@ func DecodeBinary(data []byte) (Message, error) {
 		}
 		user = body
 	case encodingBinary:
-		user, _ = json.Marshal(body) // base64 string
+		user, _ = json.Marshal(body) // base64 string, for a JSON-only reader
 	default:
 		return Message{}, fmt.Errorf("%w: payload encoding %d", ErrMalformed, enc)
 	}
@@ -161,6 +165,9 @@ func DecodeBinary(data []byte) (Message, error) {
 	}
 	p, _ := json.Marshal(payload)
 	msg := Message{Topic: topic, Event: "broadcast", Payload: p}
+	if enc == encodingBinary {
+		msg.Binary, msg.UserEvent = append([]byte{}, body...), event
+	}
 	if joinRef != "" {
 		msg.JoinRef = &joinRef
 	}
@@ -183,4 +190,29 @@ func Push(joinRef *string, topic, event string, payload any) Message {
 		p, _ = json.Marshal(payload)
 	}
 	return Message{JoinRef: joinRef, Topic: topic, Event: event, Payload: p}
+}
+
+// KindUserBroadcast is the first byte of the server → client binary broadcast of vsn
+// 2.0.0 (a JSON frame never starts with it).
+const KindUserBroadcast = 4
+
+// EncodeUserBroadcast writes a vsn 2.0.0 binary broadcast frame, as Realtime's V2
+// serializer does for messages whose payload is binary (realtime.send_binary, binary REST
+// broadcast): kind, the sizes of topic, event and metadata (one byte each), the payload
+// encoding (0 binary, 1 JSON), then topic, event, metadata (JSON, optional) and payload.
+// It returns nil when a field is too long for its one-byte size.
+func EncodeUserBroadcast(topic, event string, meta []byte, binary bool, payload []byte) []byte {
+	if len(topic) > 255 || len(event) > 255 || len(meta) > 255 {
+		return nil
+	}
+	enc := byte(encodingJSON)
+	if binary {
+		enc = encodingBinary
+	}
+	out := make([]byte, 0, 5+len(topic)+len(event)+len(meta)+len(payload))
+	out = append(out, KindUserBroadcast, byte(len(topic)), byte(len(event)), byte(len(meta)), enc)
+	out = append(out, topic...)
+	out = append(out, event...)
+	out = append(out, meta...)
+	return append(out, payload...)
 }

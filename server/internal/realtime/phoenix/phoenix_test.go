@@ -70,3 +70,15 @@ func FuzzDecode(f *testing.F) {
 		_, _ = DecodeBinary(b)
 	})
 }
+
+// The server's binary broadcast frame, as realtime-js's serializer decodes it.
+func TestEncodeUserBroadcast(t *testing.T) {
+	got := EncodeUserBroadcast("realtime:r", "ev", []byte(`{"id":"1"}`), true, []byte{0, 1})
+	want := append([]byte{4, 10, 2, 10, 0}, "realtime:rev{\"id\":\"1\"}\x00\x01"...)
+	if string(got) != string(want) {
+		t.Fatalf("%q, want %q", got, want)
+	}
+	if EncodeUserBroadcast(string(make([]byte, 256)), "ev", nil, false, nil) != nil {
+		t.Error("a topic over 255 bytes was encoded")
+	}
+}
