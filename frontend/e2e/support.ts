@@ -55,6 +55,9 @@ export async function makeStudent(role: 'user' | 'admin' = 'user') {
 }
 
 export async function login(ctx: BrowserContext, email: string, password: string): Promise<Page> {
+  // Every wait is on what the page shows; the bound is generous because CI may run beside
+  // other work on two cores, where one step can take tens of seconds.
+  ctx.setDefaultTimeout(60_000);
   const page = await ctx.newPage();
   await page.goto(base + '/login');
   await page.getByLabel('Email').fill(email);
