@@ -17,12 +17,17 @@ export async function launch(): Promise<Browser> {
 }
 
 // step runs a test body and leaves a screenshot under test-output/ when it fails.
+// The browser console of each signed-in page (see login), printed when a step fails.
+const consoles = new WeakMap<Page, string[]>();
+
 export async function step(page: Page, name: string, body: () => Promise<void>) {
   try {
     await body();
   } catch (err) {
     fs.mkdirSync('test-output', { recursive: true });
     await page.screenshot({ path: `test-output/${name.replace(/\W+/g, '-')}.png`, fullPage: true }).catch(() => {});
+    const log = consoles.get(page);
+    if (log?.length) console.error(`browser console of step ${name}:\n${log.slice(-40).join('\n')}`);
     throw err;
   }
 }
@@ -59,6 +64,12 @@ export async function login(ctx: BrowserContext, email: string, password: string
   // other work on two cores, where one step can take tens of seconds.
   ctx.setDefaultTimeout(60_000);
   const page = await ctx.newPage();
+  const log: string[] = [];
+  consoles.set(page, log);
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') log.push(`${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => log.push(`pageerror: ${e.message}`));
   await page.goto(base + '/login');
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Parolă').fill(password);
