@@ -360,6 +360,10 @@ type CasusMetaAiUsage struct {
 	Tokens   int64       `json:"tokens"`
 }
 
+type CasusMetaMfaRequiredRole struct {
+	Role string `json:"role"`
+}
+
 type CasusMetaSeedState struct {
 	Key         string             `json:"key"`
 	ContentHash string             `json:"content_hash"`
