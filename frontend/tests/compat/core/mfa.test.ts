@@ -60,7 +60,7 @@ describe('auth.mfa (TOTP)', () => {
     aal = await sb.auth.mfa.getAuthenticatorAssuranceLevel();
     expect(aal.data!.currentLevel).toBe('aal2');
     expect(aal.data!.nextLevel).toBe('aal2');
-    expect(aal.data!.currentAuthenticationMethods.map((m) => m.method)).toEqual(['totp', 'password']);
+    expect(aal.data!.currentAuthenticationMethods.map((m) => (typeof m === 'string' ? m : m.method))).toEqual(['totp', 'password']);
     expect((await sb.auth.mfa.listFactors()).data!.totp.map((f) => f.id)).toEqual([factor.id]);
 
     // The data API runs with the new token: the aal2 policy lets the owner in.
