@@ -14,7 +14,7 @@ import (
 // study schema's is_admin()/is_moderator() consult (sql/app/015): the database, not the
 // app, refuses admin powers below aal2 to an enrolled user of those roles.
 func syncMFARoles(ctx context.Context, d deps.Deps) error {
-	roles := d.Config.MFARequiredRoles
+	roles := append([]string{}, d.Config.MFARequiredRoles...) // never nil: a nil slice is SQL NULL
 	for _, r := range roles {
 		if !slices.Contains([]string{"user", "moderator", "admin"}, r) {
 			return fmt.Errorf("MFA_REQUIRED_ROLES: unknown role %q (user, moderator, admin)", r)

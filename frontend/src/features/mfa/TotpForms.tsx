@@ -48,7 +48,7 @@ export function TotpEnrol({ onDone }: { onDone: () => void }) {
         <li>Deschide aplicația de autentificare (de exemplu Google Authenticator, Microsoft Authenticator sau Aegis) și scanează codul QR.</li>
         <li>Introdu codul de 6 cifre afișat de aplicație.</li>
       </ol>
-      <img className="mfa-qr" src={enrolment.qrCode} alt="Cod QR pentru aplicația de autentificare" width={180} height={180} />
+      <img className="mfa-qr" src={enrolment.qrCode} alt="Cod QR pentru aplicația de autentificare" width={220} height={220} />
       <p className="muted">Nu poți scana? Introdu manual cheia: <code data-testid="mfa-secret">{enrolment.secret}</code></p>
       <CodeForm submitLabel="Activează" onSubmit={async (code) => {
         await confirmCode(enrolment.factorId, code);
