@@ -75,3 +75,8 @@ with d as (
   where c.session_id = s.id and s.factor_id = sqlc.arg(id)::uuid and c.authentication_method = 'totp'
 )
 update auth.sessions set aal = 'aal1', factor_id = null, updated_at = now() where auth.sessions.factor_id = sqlc.arg(id)::uuid;
+
+-- name: RefreshTokensDeleteForSession :exec
+-- A verified second factor voids every refresh token the session had (GoTrue moves its
+-- counter past them): a token from before the code cannot carry the aal2 session on.
+delete from auth.refresh_tokens where session_id = $1;

@@ -318,22 +318,16 @@ func (s *Server) verifyFactor(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// rotateSessionToken revokes the session's current refresh token and issues its child,
-// so the token held before the second factor cannot be the one that carries on.
+// rotateSessionToken replaces every refresh token of the session with a new one, as
+// GoTrue's verify does (it moves the session's token counter past the current token): a
+// refresh token obtained with the password alone, whoever holds it, cannot lead to the
+// aal2 session, not even through the reuse rules of the refresh grant.
 func rotateSessionToken(ctx context.Context, q *dbsqlc.Queries, sid pgtype.UUID, uid string) (string, error) {
-	var parent *string
-	active, err := q.RefreshTokenActive(ctx, sid)
-	switch {
-	case err == nil:
-		if err := q.RefreshTokenRevoke(ctx, active.ID); err != nil {
-			return "", err
-		}
-		parent = active.Token
-	case !errors.Is(err, pgx.ErrNoRows):
+	if err := q.RefreshTokensDeleteForSession(ctx, sid); err != nil {
 		return "", err
 	}
 	next := randomToken(16)
-	return next, q.RefreshTokenCreate(ctx, dbsqlc.RefreshTokenCreateParams{Token: &next, UserID: uid, Parent: parent, SessionID: sid})
+	return next, q.RefreshTokenCreate(ctx, dbsqlc.RefreshTokenCreateParams{Token: &next, UserID: uid, SessionID: sid})
 }
 
 // unenrollFactor deletes a factor; a verified one only from an aal2 session. Sessions it

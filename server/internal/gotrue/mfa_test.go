@@ -141,6 +141,9 @@ func TestMFATOTPLifecycle(t *testing.T) {
 	if v.body["refresh_token"] == s["refresh_token"] {
 		t.Fatal("refresh token not rotated")
 	}
+	// The refresh token from before the code is void at once (not even the reuse interval
+	// lets it reach the aal2 session).
+	e.expectErr(e.refresh(s["refresh_token"]), 400, "refresh_token_not_found")
 	// A challenge verifies once.
 	e.expectErr(e.do("POST", "/auth/v1/factors/"+fid+"/verify", map[string]any{"challenge_id": cid, "code": code(t, secret)}, v.body["access_token"].(string)), 422, "mfa_ip_address_mismatch")
 	// The other device's aal1 session is over.

@@ -258,6 +258,17 @@ func (q *Queries) FactorsJSON(ctx context.Context, userID pgtype.UUID) (string, 
 	return factors, err
 }
 
+const refreshTokensDeleteForSession = `-- name: RefreshTokensDeleteForSession :exec
+delete from auth.refresh_tokens where session_id = $1
+`
+
+// A verified second factor voids every refresh token the session had (GoTrue moves its
+// counter past them): a token from before the code cannot carry the aal2 session on.
+func (q *Queries) RefreshTokensDeleteForSession(ctx context.Context, sessionID pgtype.UUID) error {
+	_, err := q.db.Exec(ctx, refreshTokensDeleteForSession, sessionID)
+	return err
+}
+
 const sessionAAL = `-- name: SessionAAL :one
 select coalesce(aal, 'aal1')::text from auth.sessions where id = $1
 `
