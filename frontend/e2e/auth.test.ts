@@ -1,6 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { admin, base, launch, login, mailLink, makeStudent, step, unique } from './support';
+import { enrolAuthenticator } from './mfa-support';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -140,6 +141,7 @@ test('admin promotes a user to Moderator; a student sees Access Denied', async (
   const page = await login(ctx, adm.email, adm.password);
   await step(page, 'admin', async () => {
     await page.goto(base + '/admin');
+    await enrolAuthenticator(page); // MFA_REQUIRED_ROLES: an admin's first visit (mfa.test.ts)
     await page.getByLabel(`Rol pentru ${target.email}`).selectOption('moderator');
     await page.getByText('Rol actualizat cu succes').waitFor();
     await page.getByText(`este acum Moderator.`).waitFor();

@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { createClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { admin, base, launch, login, makeStudent, step } from './support';
+import { enrolAuthenticator } from './mfa-support';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -280,6 +281,7 @@ test('review queue: an admin rejects with a reason; the author reads it on My Pr
   const page = await login(ctx, mod.email, mod.password);
   await step(page, 'review-reject', async () => {
     await page.goto(base + '/admin');
+    await enrolAuthenticator(page); // MFA_REQUIRED_ROLES: an admin's first visit (mfa.test.ts)
     await page.getByRole('link', { name: 'Cazuri de verificat →' }).click();
     await page.waitForURL('**/review');
     await page.getByRole('button', { name: `Deschide ${code}` }).click();

@@ -161,13 +161,14 @@ delete from auth.flow_state where auth_code = $1 returning *;
 -- previous lookup is in flight, in one round trip. Each row carries the 1-based position of
 -- the (session, user) pair it answers; a pair with no live session has no rows. Plain
 -- columns, so the JSON is written once, by the server; the server orders the (few)
--- identities, which spares a sort node.
+-- identities, which spares a sort node. factors_json is the user's MFA factors ('' for none).
 select k.n::int as request_index,
   u.id, u.email, u.email_confirmed_at, u.confirmed_at, u.confirmation_sent_at, u.recovery_sent_at,
   u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data, u.created_at, u.updated_at,
   i.id as identity_id, i.provider_id as identity_provider_id, i.identity_data, i.provider as identity_provider,
   i.last_sign_in_at as identity_last_sign_in_at, i.created_at as identity_created_at,
-  i.updated_at as identity_updated_at, i.email as identity_email
+  i.updated_at as identity_updated_at, i.email as identity_email,
+  coalesce(casus_meta.user_factors_json(u.id)::text, '')::text as factors_json
 from unnest(sqlc.arg(session_ids)::uuid[]) with ordinality as k (sid, n)
 join auth.sessions s on s.id = k.sid and s.user_id = (sqlc.arg(user_ids)::uuid[])[k.n]
 join auth.users u on u.id = s.user_id

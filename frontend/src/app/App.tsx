@@ -4,6 +4,7 @@ import { AuthProvider, useAuth } from '../lib/auth/store';
 import { Toaster } from '../components/ui/toast';
 import { LoginPage, ResetPasswordPage, SignupPage } from '../features/auth/pages';
 import { FeedbackButton } from '../features/feedback/FeedbackDialog';
+import { MfaGate } from '../features/mfa/MfaGate';
 
 // Opening /dashboard directly, its chunk loads while the session is being resolved; when it
 // is there by then, it renders at once (a lazy component would suspend and React holds a
@@ -140,10 +141,10 @@ export function App() {
           <Route path="/signup" element={<SignupPage />} />
           <Route path="/reset-password" element={<ResetPasswordPage />} />
           <Route path="/dashboard" element={<Protected><Dashboard /></Protected>} />
-          <Route path="/admin" element={<Protected><Admin /></Protected>} />
+          <Route path="/admin" element={<Protected><MfaGate><Admin /></MfaGate></Protected>} />
           <Route path="/reporting" element={<Protected><Reporting /></Protected>} />
           <Route path="/case-generator" element={<Protected><Generator /></Protected>} />
-          <Route path="/review" element={<Protected><Review /></Protected>} />
+          <Route path="/review" element={<Protected><MfaGate><Review /></MfaGate></Protected>} />
           <Route path="/settings" element={<Protected><Settings /></Protected>} />
           <Route path="*" element={<Navigate to="/login" replace />} />
         </Routes>

@@ -229,9 +229,25 @@ export type Database = {
         Args: { max_results?: number; };
         Returns: Record<string, unknown>[];
       };
+      mfa_enrolled: {
+        Args: { [_ in never]: never  };
+        Returns: boolean;
+      };
+      mfa_required: {
+        Args: { [_ in never]: never  };
+        Returns: boolean;
+      };
+      mfa_satisfied: {
+        Args: { [_ in never]: never  };
+        Returns: boolean;
+      };
       my_generated_cases: {
         Args: { [_ in never]: never  };
         Returns: Record<string, unknown>[];
+      };
+      my_mfa_status: {
+        Args: { [_ in never]: never  };
+        Returns: Json;
       };
       request_human_review: {
         Args: { p_submission_id: string; };

@@ -89,6 +89,9 @@ func Handler(ctx context.Context, d deps.Deps) (http.Handler, func(), error) {
 	}
 	// The study app's own surfaces: its AI gateway (prompts over its tables) and web app.
 	if d.Config.StudyApp() {
+		if err := syncMFARoles(ctx, d); err != nil {
+			return nil, func() {}, err
+		}
 		builders = append(builders,
 			func(ctx context.Context, d deps.Deps) (service, error) { return aigw.New(ctx, d) },
 			func(ctx context.Context, d deps.Deps) (service, error) { return web.New(ctx, d) },

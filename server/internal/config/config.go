@@ -46,6 +46,9 @@ type Config struct {
 	// JWTAdminRoles (JWT_ADMIN_ROLES, GoTrue's GOTRUE_JWT_ADMIN_ROLES) are the token roles
 	// the admin API accepts as bearer.
 	JWTAdminRoles []string
+	// MFARequiredRoles (MFA_REQUIRED_ROLES, default admin; empty for none) are the study
+	// app's profile roles whose admin powers need aal2 once they have enrolled a factor.
+	MFARequiredRoles []string
 	// AdditionalRedirectURLs are further allowed redirect prefixes (ADDITIONAL_REDIRECT_URLS, comma separated).
 	AdditionalRedirectURLs []string
 
@@ -204,6 +207,11 @@ func Load() (*Config, error) {
 	c.AdditionalRedirectURLs = splitList(os.Getenv("ADDITIONAL_REDIRECT_URLS"))
 	c.APIExternalURL = strings.TrimRight(env("API_EXTERNAL_URL", c.SiteURL), "/")
 	c.JWTAdminRoles = splitList(env("JWT_ADMIN_ROLES", "service_role,supabase_admin"))
+	if v, ok := os.LookupEnv("MFA_REQUIRED_ROLES"); ok {
+		c.MFARequiredRoles = splitList(v)
+	} else {
+		c.MFARequiredRoles = []string{"admin"}
+	}
 	if c.TrustedProxies, err = ParsePrefixes(os.Getenv("TRUSTED_PROXIES")); err != nil {
 		errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %w", err))
 	}

@@ -344,7 +344,10 @@ func (s *Server) tokenRefresh(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		out, err = s.tokenResponse(u, rt.SessionID, next, amr, s.identities(ctx, q, u))
-		return err
+		if err != nil {
+			return err
+		}
+		return attachFactors(ctx, q, out, u.ID) // MFA (factors.go)
 	})
 	if reused {
 		return errRefreshUsed

@@ -24,7 +24,11 @@ import (
 // userJSON is GoTrue's user object; q is the pool or the caller's transaction (taking a
 // second connection inside a transaction would deadlock a busy pool).
 func (s *Server) userJSON(ctx context.Context, q *dbsqlc.Queries, u dbsqlc.AuthUser) userBody {
-	return userObject(u, s.identities(ctx, q, u))
+	body := userObject(u, s.identities(ctx, q, u))
+	if f, err := q.FactorsJSON(ctx, u.ID); err == nil && f != "" {
+		body.Factors = []byte(f)
+	}
+	return body
 }
 
 // identities lists the user's identities in GoTrue's shape.
@@ -58,6 +62,7 @@ type userBody struct {
 	LastSignInAt       any             `json:"last_sign_in_at"`
 	AppMetadata        json.RawMessage `json:"app_metadata"`
 	UserMetadata       json.RawMessage `json:"user_metadata"`
+	Factors            json.RawMessage `json:"factors,omitempty"` // MFA factors (factors.go), omitted when none
 	Identities         any             `json:"identities"`
 	CreatedAt          any             `json:"created_at"`
 	UpdatedAt          any             `json:"updated_at"`
@@ -100,7 +105,11 @@ func (s *Server) issueSession(ctx context.Context, r *http.Request, u dbsqlc.Aut
 	}
 	u.LastSignInAt = row.LastSignInAt
 	amr := []authn.AMREntry{{Method: method, Timestamp: row.LastSignInAt.Time.Unix()}}
-	return s.tokenResponse(u, row.ID, refresh, amr, json.RawMessage(row.IdentitiesJson))
+	out, err := s.tokenResponse(u, row.ID, refresh, amr, json.RawMessage(row.IdentitiesJson))
+	if err != nil {
+		return nil, err
+	}
+	return out, attachFactors(ctx, s.q, out, u.ID)
 }
 
 // Authentication methods of the amr claim, GoTrue's names: a password sign-in (and a
@@ -139,7 +148,7 @@ func (s *Server) tokenResponse(u dbsqlc.AuthUser, sid pgtype.UUID, refresh strin
 	_ = json.Unmarshal(u.RawUserMetaData, &userMeta)
 	c := &authn.Claims{
 		Role: authn.RoleAuthenticated, Email: deref(u.Email), SessionID: uuidString(sid),
-		AppMetadata: appMeta, UserMetadata: userMeta, AAL: "aal1", AMR: amr,
+		AppMetadata: appMeta, UserMetadata: userMeta, AAL: aalOf(amr), AMR: amr,
 	}
 	c.Subject = uuidString(u.ID)
 	c.Audience = jwt.ClaimStrings{authn.RoleAuthenticated}

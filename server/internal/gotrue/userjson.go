@@ -65,6 +65,10 @@ func appendSessionUser(b []byte, rows []dbsqlc.SessionUserIdentitiesBatchRow) []
 	b = appendJSONBObject(b, u.RawAppMetaData)
 	b = append(b, `,"user_metadata":`...)
 	b = appendJSONBObject(b, u.RawUserMetaData)
+	if u.FactorsJson != "" { // MFA factors, as PostgreSQL wrote them (factors.go)
+		b = append(b, `,"factors":`...)
+		b = append(b, u.FactorsJson...)
+	}
 	b = append(b, `,"identities":[`...)
 	n := 0
 	for _, r := range rows {

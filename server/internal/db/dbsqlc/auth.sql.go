@@ -449,7 +449,8 @@ select k.n::int as request_index,
   u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data, u.created_at, u.updated_at,
   i.id as identity_id, i.provider_id as identity_provider_id, i.identity_data, i.provider as identity_provider,
   i.last_sign_in_at as identity_last_sign_in_at, i.created_at as identity_created_at,
-  i.updated_at as identity_updated_at, i.email as identity_email
+  i.updated_at as identity_updated_at, i.email as identity_email,
+  coalesce(casus_meta.user_factors_json(u.id)::text, '')::text as factors_json
 from unnest($1::uuid[]) with ordinality as k (sid, n)
 join auth.sessions s on s.id = k.sid and s.user_id = ($2::uuid[])[k.n]
 join auth.users u on u.id = s.user_id
@@ -483,6 +484,7 @@ type SessionUserIdentitiesBatchRow struct {
 	IdentityCreatedAt    pgtype.Timestamptz `json:"identity_created_at"`
 	IdentityUpdatedAt    pgtype.Timestamptz `json:"identity_updated_at"`
 	IdentityEmail        *string            `json:"identity_email"`
+	FactorsJson          string             `json:"factors_json"`
 }
 
 // GET /user: the users of live sessions, one row per identity (a user without identities
@@ -490,7 +492,7 @@ type SessionUserIdentitiesBatchRow struct {
 // previous lookup is in flight, in one round trip. Each row carries the 1-based position of
 // the (session, user) pair it answers; a pair with no live session has no rows. Plain
 // columns, so the JSON is written once, by the server; the server orders the (few)
-// identities, which spares a sort node.
+// identities, which spares a sort node. factors_json is the user's MFA factors (” for none).
 func (q *Queries) SessionUserIdentitiesBatch(ctx context.Context, arg SessionUserIdentitiesBatchParams) ([]SessionUserIdentitiesBatchRow, error) {
 	rows, err := q.db.Query(ctx, sessionUserIdentitiesBatch, arg.SessionIds, arg.UserIds)
 	if err != nil {
@@ -521,6 +523,7 @@ func (q *Queries) SessionUserIdentitiesBatch(ctx context.Context, arg SessionUse
 			&i.IdentityCreatedAt,
 			&i.IdentityUpdatedAt,
 			&i.IdentityEmail,
+			&i.FactorsJson,
 		); err != nil {
 			return nil, err
 		}

@@ -5,10 +5,97 @@
 package dbsqlc
 
 import (
+	"database/sql/driver"
+	"fmt"
 	"net/netip"
 
 	"github.com/jackc/pgx/v5/pgtype"
 )
+
+type AuthFactorStatus string
+
+const (
+	AuthFactorStatusUnverified AuthFactorStatus = "unverified"
+	AuthFactorStatusVerified   AuthFactorStatus = "verified"
+)
+
+func (e *AuthFactorStatus) Scan(src interface{}) error {
+	switch s := src.(type) {
+	case []byte:
+		*e = AuthFactorStatus(s)
+	case string:
+		*e = AuthFactorStatus(s)
+	default:
+		return fmt.Errorf("unsupported scan type for AuthFactorStatus: %T", src)
+	}
+	return nil
+}
+
+type NullAuthFactorStatus struct {
+	AuthFactorStatus AuthFactorStatus `json:"auth_factor_status"`
+	Valid            bool             `json:"valid"` // Valid is true if AuthFactorStatus is not NULL
+}
+
+// Scan implements the Scanner interface.
+func (ns *NullAuthFactorStatus) Scan(value interface{}) error {
+	if value == nil {
+		ns.AuthFactorStatus, ns.Valid = "", false
+		return nil
+	}
+	ns.Valid = true
+	return ns.AuthFactorStatus.Scan(value)
+}
+
+// Value implements the driver Valuer interface.
+func (ns NullAuthFactorStatus) Value() (driver.Value, error) {
+	if !ns.Valid {
+		return nil, nil
+	}
+	return string(ns.AuthFactorStatus), nil
+}
+
+type AuthFactorType string
+
+const (
+	AuthFactorTypeTotp     AuthFactorType = "totp"
+	AuthFactorTypeWebauthn AuthFactorType = "webauthn"
+	AuthFactorTypePhone    AuthFactorType = "phone"
+)
+
+func (e *AuthFactorType) Scan(src interface{}) error {
+	switch s := src.(type) {
+	case []byte:
+		*e = AuthFactorType(s)
+	case string:
+		*e = AuthFactorType(s)
+	default:
+		return fmt.Errorf("unsupported scan type for AuthFactorType: %T", src)
+	}
+	return nil
+}
+
+type NullAuthFactorType struct {
+	AuthFactorType AuthFactorType `json:"auth_factor_type"`
+	Valid          bool           `json:"valid"` // Valid is true if AuthFactorType is not NULL
+}
+
+// Scan implements the Scanner interface.
+func (ns *NullAuthFactorType) Scan(value interface{}) error {
+	if value == nil {
+		ns.AuthFactorType, ns.Valid = "", false
+		return nil
+	}
+	ns.Valid = true
+	return ns.AuthFactorType.Scan(value)
+}
+
+// Value implements the driver Valuer interface.
+func (ns NullAuthFactorType) Value() (driver.Value, error) {
+	if !ns.Valid {
+		return nil, nil
+	}
+	return string(ns.AuthFactorType), nil
+}
 
 type AuthAuditLogEntry struct {
 	InstanceID pgtype.UUID        `json:"instance_id"`
@@ -52,6 +139,30 @@ type AuthMfaAmrClaim struct {
 	UpdatedAt            pgtype.Timestamptz `json:"updated_at"`
 	AuthenticationMethod string             `json:"authentication_method"`
 	ID                   pgtype.UUID        `json:"id"`
+}
+
+// auth: stores metadata about challenge requests made
+type AuthMfaChallenge struct {
+	ID         pgtype.UUID        `json:"id"`
+	FactorID   pgtype.UUID        `json:"factor_id"`
+	CreatedAt  pgtype.Timestamptz `json:"created_at"`
+	VerifiedAt pgtype.Timestamptz `json:"verified_at"`
+	IpAddress  netip.Addr         `json:"ip_address"`
+	OtpCode    *string            `json:"otp_code"`
+}
+
+// auth: stores metadata about factors
+type AuthMfaFactor struct {
+	ID               pgtype.UUID        `json:"id"`
+	UserID           pgtype.UUID        `json:"user_id"`
+	FriendlyName     *string            `json:"friendly_name"`
+	FactorType       AuthFactorType     `json:"factor_type"`
+	Status           AuthFactorStatus   `json:"status"`
+	CreatedAt        pgtype.Timestamptz `json:"created_at"`
+	UpdatedAt        pgtype.Timestamptz `json:"updated_at"`
+	Secret           *string            `json:"secret"`
+	Phone            *string            `json:"phone"`
+	LastChallengedAt pgtype.Timestamptz `json:"last_challenged_at"`
 }
 
 type AuthOneTimeToken struct {
@@ -248,6 +359,10 @@ type CasusMetaAiUsage struct {
 	Task     string      `json:"task"`
 	Requests int32       `json:"requests"`
 	Tokens   int64       `json:"tokens"`
+}
+
+type CasusMetaMfaRequiredRole struct {
+	Role string `json:"role"`
 }
 
 type CasusMetaSeedState struct {
