@@ -60,7 +60,8 @@ create index grile_attempts_question_idx on public.grile_attempts (question_id);
 
 -- FSRS cards: one per user and question, the state of ts-fsrs's Card. The browser computes
 -- the next state with ts-fsrs (both outcomes, before it knows which applies); grile_answer
--- keeps the one the server's scoring picks. Times are re-based on the server's clock.
+-- keeps the one the server's scoring picks. Its dates are the browser's clock, accepted
+-- within 36 hours of the server's (grile_card_interval).
 create table public.grile_cards (
   user_id uuid not null references auth.users (id) on delete cascade,
   question_id uuid not null references public.grile_questions (id) on delete restrict,
@@ -193,6 +194,12 @@ begin
   if due is null or last is null or due <= last or due - last > interval '36500 days' then
     raise exception 'card due must follow its review by at most 36500 days' using errcode = '22023';
   end if;
+  -- The review is dated by the browser (so a test can move its clock with Playwright's
+  -- page.clock); a clock further than 36 hours from the server's is refused. Moving it only
+  -- moves the student's own schedule: nothing scored or shown to others depends on it.
+  if last not between now() - interval '36 hours' and now() + interval '36 hours' then
+    raise exception 'the review time is too far from the server''s clock' using errcode = '22023';
+  end if;
   return due - last;
 end
 $$;
@@ -201,9 +208,8 @@ $$;
 
 -- Records an answer, scores it, keeps the FSRS card of the outcome and reveals the key.
 -- p_if_wrong / p_if_right: the card ts-fsrs computed for rating Again / Good. The server
--- decides which one applies, checks that the wrong outcome does not come back later than
--- the right one, and re-bases the card on its own clock (last_review = now(), due = now()
--- + the interval the browser computed), so a browser's clock never dates a review.
+-- decides which one applies and checks that the wrong outcome does not come back later
+-- than the right one and that the cards are sane (grile_card_interval).
 create function public.grile_answer(p_question_id uuid, p_chosen text[], p_if_wrong jsonb, p_if_right jsonb)
 returns jsonb
 language plpgsql volatile security definer set search_path = '' as $$
@@ -215,7 +221,6 @@ declare
   card jsonb;
   wrong_iv interval := public.grile_card_interval(p_if_wrong);
   right_iv interval := public.grile_card_interval(p_if_right);
-  iv interval;
 begin
   if v_chosen is null then
     raise exception 'Alege cel puțin o variantă (a, b sau c)' using errcode = '22023';
@@ -233,18 +238,17 @@ begin
   ok := v_chosen = q.correct;
   insert into public.grile_attempts (user_id, question_id, chosen, is_correct) values (uid, q.id, v_chosen, ok);
   card := case when ok then p_if_right else p_if_wrong end;
-  iv := case when ok then right_iv else wrong_iv end;
   insert into public.grile_cards as c (user_id, question_id, due, stability, difficulty, elapsed_days, scheduled_days,
     learning_steps, reps, lapses, state, last_review, last_correct)
-  values (uid, q.id, now() + iv, (card ->> 'stability')::float8, (card ->> 'difficulty')::float8,
+  values (uid, q.id, (card ->> 'due')::timestamptz, (card ->> 'stability')::float8, (card ->> 'difficulty')::float8,
     (card ->> 'elapsed_days')::int, (card ->> 'scheduled_days')::int, coalesce((card ->> 'learning_steps')::int, 0),
-    (card ->> 'reps')::int, (card ->> 'lapses')::int, (card ->> 'state')::smallint, now(), ok)
+    (card ->> 'reps')::int, (card ->> 'lapses')::int, (card ->> 'state')::smallint, (card ->> 'last_review')::timestamptz, ok)
   on conflict (user_id, question_id) do update set due = excluded.due, stability = excluded.stability,
     difficulty = excluded.difficulty, elapsed_days = excluded.elapsed_days, scheduled_days = excluded.scheduled_days,
     learning_steps = excluded.learning_steps, reps = excluded.reps, lapses = excluded.lapses, state = excluded.state,
     last_review = excluded.last_review, last_correct = excluded.last_correct;
   return jsonb_build_object('is_correct', ok, 'chosen', to_jsonb(v_chosen), 'correct', to_jsonb(q.correct),
-    'explanations', to_jsonb(q.explanations), 'citations', q.citations, 'due', now() + iv);
+    'explanations', to_jsonb(q.explanations), 'citations', q.citations, 'due', card ->> 'due');
 end
 $$;
 

@@ -208,12 +208,12 @@ func TestGrileExamDeadline(t *testing.T) {
 	mustState(t, err, "22023")
 }
 
-// FSRS: the card of the outcome the server scored is kept, re-based on the server's clock;
-// a wrong answer never comes back later than a right one; the card survives and is what
-// the next practice session sees, due cards first.
+// FSRS: the card of the outcome the server scored is kept, dated by the browser's clock
+// (within 36 hours of the server's); a wrong answer never comes back later than a right
+// one; the card survives and is what the next practice session sees, due cards first.
 func TestGrileFSRSPersistence(t *testing.T) {
 	f, q := grileFixture(t)
-	// The browser's clock is two hours ahead: its dates are not stored, its intervals are.
+	// The browser's clock is two hours ahead: its review dates are kept.
 	browser := time.Now().Add(2 * time.Hour)
 	if _, err := f.answer(f.a, q[0], []string{"b"}, card(browser, 1, 2), card(browser, 3, 2)); err != nil {
 		t.Fatal(err)
@@ -224,20 +224,20 @@ func TestGrileFSRSPersistence(t *testing.T) {
 	var dueHours, lastAgo float64
 	var state, reps int
 	var lastCorrect bool
-	if err := f.pool.QueryRow(f.ctx, `select extract(epoch from due - last_review) / 3600, extract(epoch from now() - last_review),
-		state, reps, last_correct from public.grile_cards where user_id = $1 and question_id = $2`, f.a.id, q[0]).
+	if err := f.pool.QueryRow(f.ctx, `select extract(epoch from due - last_review) / 3600, abs(extract(epoch from last_review - $3::timestamptz)),
+		state, reps, last_correct from public.grile_cards where user_id = $1 and question_id = $2`, f.a.id, q[0], browser).
 		Scan(&dueHours, &lastAgo, &state, &reps, &lastCorrect); err != nil {
 		t.Fatal(err)
 	}
-	if dueHours < 23.99 || dueHours > 24.01 || lastAgo > 60 || lastAgo < 0 || state != 2 || reps != 1 || lastCorrect {
-		t.Errorf("wrong answer's card: due after %.2f h, reviewed %.0f s ago, state %d reps %d correct %v", dueHours, lastAgo, state, reps, lastCorrect)
+	if dueHours < 23.99 || dueHours > 24.01 || lastAgo > 0.01 || state != 2 || reps != 1 || lastCorrect {
+		t.Errorf("wrong answer's card: due after %.2f h, review %.3f s off the browser's, state %d reps %d correct %v", dueHours, lastAgo, state, reps, lastCorrect)
 	}
 	if n := f.ownerInt(`select count(*) from public.grile_cards where question_id = $1 and due - last_review = interval '4 days' and last_correct`, q[2]); n != 1 {
 		t.Error("right answer's card not kept")
 	}
-	// The next day (as the browser says, for ordering only) q1 is due and comes first;
-	// q2 was never answered and comes next; q3 (due in 4 days) last.
-	tomorrow := time.Now().Add(25 * time.Hour)
+	// The next day (the browser's clock) q1 is due and comes first; q2 was never answered
+	// and comes next; q3 (due in 4 days) last.
+	tomorrow := time.Now().Add(27 * time.Hour)
 	var order []string
 	var dueFlags []bool
 	var cardJSON []byte
@@ -297,6 +297,8 @@ func TestGrileFSRSPersistence(t *testing.T) {
 		"due before review":      {card(now, -1, 2), card(now, 3, 2)},
 		"not a card":             {`{"due": "mâine"}`, card(now, 3, 2)},
 		"a century":              {card(now, 1, 2), card(now, 40000, 2)},
+		"clock 40 h ahead":       {card(now.Add(40*time.Hour), 1, 2), card(now.Add(40*time.Hour), 3, 2)},
+		"clock 40 h behind":      {card(now.Add(-40*time.Hour), 1, 2), card(now.Add(-40*time.Hour), 3, 2)},
 	} {
 		if _, err := f.answer(f.a, q[1], []string{"a"}, pair[0], pair[1]); sqlState(err) != "22023" {
 			t.Errorf("%s: %v, want 22023", name, err)
