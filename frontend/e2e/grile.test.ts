@@ -100,6 +100,7 @@ test('practice: keyboard answers, explanations, an article jump, and the wrong o
     await badge.click();
     await page.getByRole('dialog', { name: 'Coduri' }).waitFor();
     await page.locator(`.grile-code-panel article.highlight[data-article="${num}"]`).waitFor();
+    await page.screenshot({ path: 'e2e/screenshots/grile.png' });
     expect(await page.locator('.grile-code-panel [role="tab"][aria-selected="true"]').textContent()).toMatch(/Constituția|Codul/);
     await page.keyboard.press('Escape');
     await until(async () => (await page.getByRole('dialog', { name: 'Coduri' }).count()) === 0, 'code panel closed');
@@ -128,6 +129,15 @@ test('practice: keyboard answers, explanations, an article jump, and the wrong o
     await page.keyboard.press('Enter');
     await page.getByRole('button', { name: 'Sesiune nouă' }).click();
     await until(async () => (await page.getByTestId('due-count').textContent()) === 'Nicio grilă de recapitulat acum.', 'nothing due after the review');
+
+    // My Progress: the category's grile, in learning (answered, next review soon) and new.
+    await page.getByRole('link', { name: 'Progress', exact: true }).click();
+    const row = page.getByTestId('grile-progress-row').filter({ hasText: 'Revizuirea Constituției' });
+    await row.waitFor();
+    const cells = await row.locator('td').allTextContents();
+    expect(Number(cells[1])).toBe(0); // stăpânite
+    expect(Number(cells[2])).toBe(2); // în învățare
+    expect(Number(cells[3])).toBeGreaterThanOrEqual(1); // noi: the third test grilă at least
   });
   await ctx.close();
 });
