@@ -184,6 +184,22 @@ test('exam simulation on a phone: timed grid, scored as the bar exam, per catego
     const e = await admin.from('grile_exams').select('correct_count, question_count, finished_at').eq('user_id', s.id).single();
     expect(e.data).toMatchObject({ correct_count: 2, question_count: 3 });
     expect(e.data!.finished_at).not.toBeNull();
+
+    // Past results stay reviewable; an exam left by a reload is resumed with its time.
+    await page.getByRole('button', { name: 'Simulare nouă' }).tap();
+    const past = page.getByTestId('past-exam');
+    await past.waitFor();
+    expect(await past.textContent()).toMatch(/2 din 3 corecte/);
+    await past.getByRole('button', { name: 'Revizuiește' }).tap();
+    await page.getByTestId('exam-score').waitFor();
+    await page.getByRole('button', { name: 'Simulare nouă' }).tap();
+    await page.getByRole('button', { name: 'Începe simularea' }).tap(); // the defaults: 30 grile, 45 minutes
+    await timer.waitFor();
+    await page.reload();
+    await page.getByRole('tab', { name: 'Simulare examen' }).tap();
+    await page.getByRole('button', { name: 'Continuă simularea' }).tap();
+    await timer.waitFor();
+    expect(await timer.textContent()).toMatch(/^4[45]:\d\d$/);
   });
   await ctx.close();
 });

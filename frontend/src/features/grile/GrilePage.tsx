@@ -5,7 +5,8 @@ import { ExamResult } from './components/ExamResult';
 import { ExamRunner } from './components/ExamRunner';
 import { PracticeSession } from './components/PracticeSession';
 import { SetupForm } from './components/SetupForm';
-import { useExam } from './hooks/useExam';
+import { useExam, useRecentExams } from './hooks/useExam';
+import { ExamHistory } from './components/ExamHistory';
 import { useCategories, useDueCount } from './hooks/useGrileData';
 import { browserNow, usePractice } from './hooks/usePractice';
 
@@ -27,6 +28,7 @@ export default function GrilePage() {
     if (el?.closest('.badge.article, .grile-code-panel')) el.blur();
   }, []);
   const examBusy = exam.state.phase === 'running' || exam.state.phase === 'finishing';
+  const recent = useRecentExams(`${mode}:${exam.state.phase}`);
   const p = practice.state;
   return (
     <main className={`page grile-page${target ? ' with-code' : ''}`}>
@@ -78,6 +80,7 @@ export default function GrilePage() {
                 {exam.state.error && <p className="error" role="alert">{exam.state.error}</p>}
               </section>
             )}
+            {exam.state.phase === 'idle' && <ExamHistory exams={recent.exams} running={recent.running} onResume={(e) => void exam.resume(e)} onOpen={(e) => void exam.open(e)} />}
             {examBusy && <ExamRunner x={exam} />}
             {exam.state.phase === 'finished' && <ExamResult x={exam} categories={categories} onArticle={onArticle} onDone={exam.reset} />}
           </>

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import {
-  examItems, examReview, finishExam, saveExamAnswer, startExam,
+  examItems, examReview, finishExam, recentExams, saveExamAnswer, startExam,
   type CategoryResult, type Exam, type ExamItem, type Filters, type Letter, type ReviewItem,
 } from '../api/grile';
 import { toggleLetter } from './usePractice';
@@ -8,17 +8,19 @@ import { toggleLetter } from './usePractice';
 export type ExamState = {
   phase: 'idle' | 'loading' | 'running' | 'finishing' | 'finished';
   exam: Exam | null;
+  // Seconds left when the exam was (re)opened in this page.
+  seconds: number;
   items: ExamItem[];
   current: number;
   review: ReviewItem[];
   error: string | null;
 };
 
-const initial: ExamState = { phase: 'idle', exam: null, items: [], current: 0, review: [], error: null };
+const initial: ExamState = { phase: 'idle', exam: null, seconds: 0, items: [], current: 0, review: [], error: null };
 
-// The time left, counted on the browser's monotonic clock from the server's duration (the
+// The time left, counted on the browser's monotonic clock from when the exam was opened (the
 // server's deadline decides; this only shows it and finishes the exam at zero).
-function useCountdown(exam: Exam | null, running: boolean, onZero: () => void): number {
+function useCountdown(exam: Exam | null, seconds: number, running: boolean, onZero: () => void): number {
   const [left, setLeft] = useState(0);
   const startedAt = useRef(0);
   const zero = useRef(onZero);
@@ -28,7 +30,7 @@ function useCountdown(exam: Exam | null, running: boolean, onZero: () => void): 
   useEffect(() => {
     if (!exam || !running) return;
     startedAt.current = performance.now();
-    const total = (new Date(exam.deadline).getTime() - new Date(exam.started_at).getTime()) / 1000;
+    const total = seconds;
     const tick = () => {
       const l = Math.max(0, Math.round(total - (performance.now() - startedAt.current) / 1000));
       setLeft(l);
@@ -37,7 +39,7 @@ function useCountdown(exam: Exam | null, running: boolean, onZero: () => void): 
     tick();
     const t = setInterval(tick, 500);
     return () => clearInterval(t);
-  }, [exam, running]);
+  }, [exam, seconds, running]);
   return left;
 }
 
@@ -49,7 +51,7 @@ export function useExam() {
     try {
       const exam = await startExam(f, minutes);
       const items = await examItems(exam.id);
-      setS({ ...initial, phase: 'running', exam, items });
+      setS({ ...initial, phase: 'running', exam, items, seconds: exam.duration_seconds });
     } catch (e) {
       setS({ ...initial, error: (e as Error).message });
     }
@@ -68,7 +70,30 @@ export function useExam() {
     }
   }, [s.exam, s.phase]);
 
-  const left = useCountdown(s.exam, s.phase === 'running', () => void finish());
+  const left = useCountdown(s.exam, s.seconds, s.phase === 'running', () => void finish());
+
+  // Back to an exam still running (after a reload): the time left as the deadline stands.
+  const resume = useCallback(async (exam: Exam) => {
+    setS({ ...initial, phase: 'loading' });
+    try {
+      const items = await examItems(exam.id);
+      const seconds = Math.min(exam.duration_seconds, Math.max(0, Math.round((new Date(exam.deadline).getTime() - Date.now()) / 1000)));
+      setS({ ...initial, phase: 'running', exam, items, seconds });
+    } catch (e) {
+      setS({ ...initial, error: (e as Error).message });
+    }
+  }, []);
+
+  // The result of an exam, finishing it first when its time ran out unfinished.
+  const open = useCallback(async (exam: Exam) => {
+    setS({ ...initial, phase: 'loading' });
+    try {
+      const done = exam.finished_at ? exam : await finishExam(exam.id);
+      setS({ ...initial, phase: 'finished', exam: done, review: await examReview(exam.id) });
+    } catch (e) {
+      setS({ ...initial, error: (e as Error).message });
+    }
+  }, []);
 
   const toggle = useCallback((l: Letter) => {
     const exam = s.exam;
@@ -83,5 +108,19 @@ export function useExam() {
   const reset = useCallback(() => setS(initial), []);
 
   const results = (s.exam?.results ?? []) as CategoryResult[];
-  return { state: s, left, results, start, finish, toggle, go, reset };
+  return { state: s, left, results, start, finish, toggle, go, reset, resume, open };
+}
+
+// The student's latest exams (for resuming one and reviewing past results).
+export function useRecentExams(reloadKey: unknown): { exams: Exam[]; running: Exam | null } {
+  const [r, setR] = useState<{ exams: Exam[]; running: Exam | null }>({ exams: [], running: null });
+  useEffect(() => {
+    recentExams()
+      .then((exams) => {
+        const now = Date.now();
+        setR({ exams, running: exams.find((e) => !e.finished_at && new Date(e.deadline).getTime() > now) ?? null });
+      })
+      .catch(() => setR({ exams: [], running: null }));
+  }, [reloadKey]);
+  return r;
 }
