@@ -21,6 +21,7 @@ const Settings = lazy(() => import('../features/settings/Settings'));
 const Reporting = lazy(() => import('../features/progress/Reporting'));
 const Generator = lazy(() => import('../features/generator/Generator'));
 const Review = lazy(() => import('../features/review/Review'));
+const Grile = lazy(() => import('../features/grile/GrilePage'));
 
 function Loading() {
   return (
@@ -55,6 +56,7 @@ export function Header() {
       </Link>
       <nav>
         <Link to="/case-generator" className="button">Generează caz</Link>
+        <Link to="/grile">Grile</Link>
         <Link to="/reporting">Progress</Link>
         {isModerator && <Link to="/review">Verificare cazuri</Link>}
         {isAdmin && <Link to="/admin">Admin</Link>}
@@ -119,6 +121,7 @@ const TITLES: Record<string, string> = {
   '/case-generator': 'Generează caz',
   '/review': 'Verificare cazuri',
   '/settings': 'Setări',
+  '/grile': 'Grile',
 };
 
 function RouteTitle() {
@@ -146,6 +149,7 @@ export function App() {
           <Route path="/case-generator" element={<Protected><Generator /></Protected>} />
           <Route path="/review" element={<Protected><MfaGate><Review /></MfaGate></Protected>} />
           <Route path="/settings" element={<Protected><Settings /></Protected>} />
+          <Route path="/grile" element={<Protected><Grile /></Protected>} />
           <Route path="*" element={<Navigate to="/login" replace />} />
         </Routes>
       </BrowserRouter>

@@ -94,6 +94,43 @@ export type Database = {
         Update: { id?: string; user_id?: string | null; email?: string | null; body?: string; created_at?: string; };
         Relationships: [];
       };
+      grile_attempts: {
+        Row: { id: number; user_id: string; question_id: string; chosen: string[]; is_correct: boolean; answered_at: string; };
+        Insert: { id?: number; user_id: string; question_id: string; chosen: string[]; is_correct: boolean; answered_at?: string; };
+        Update: { id?: number; user_id?: string; question_id?: string; chosen?: string[]; is_correct?: boolean; answered_at?: string; };
+        Relationships: [
+          { foreignKeyName: "grile_attempts_question_id_fkey"; columns: ["question_id"]; isOneToOne: false; referencedRelation: "grile_questions"; referencedColumns: ["id"] },
+        ];
+      };
+      grile_cards: {
+        Row: { user_id: string; question_id: string; due: string; stability: number; difficulty: number; elapsed_days: number; scheduled_days: number; learning_steps: number; reps: number; lapses: number; state: number; last_review: string | null; last_correct: boolean | null; };
+        Insert: { user_id: string; question_id: string; due: string; stability: number; difficulty: number; elapsed_days?: number; scheduled_days?: number; learning_steps?: number; reps?: number; lapses?: number; state: number; last_review?: string | null; last_correct?: boolean | null; };
+        Update: { user_id?: string; question_id?: string; due?: string; stability?: number; difficulty?: number; elapsed_days?: number; scheduled_days?: number; learning_steps?: number; reps?: number; lapses?: number; state?: number; last_review?: string | null; last_correct?: boolean | null; };
+        Relationships: [
+          { foreignKeyName: "grile_cards_question_id_fkey"; columns: ["question_id"]; isOneToOne: false; referencedRelation: "grile_questions"; referencedColumns: ["id"] },
+        ];
+      };
+      grile_exam_answers: {
+        Row: { exam_id: string; position: number; question_id: string; chosen: string[] | null; answered_at: string | null; is_correct: boolean | null; };
+        Insert: { exam_id: string; position: number; question_id: string; chosen?: string[] | null; answered_at?: string | null; is_correct?: boolean | null; };
+        Update: { exam_id?: string; position?: number; question_id?: string; chosen?: string[] | null; answered_at?: string | null; is_correct?: boolean | null; };
+        Relationships: [
+          { foreignKeyName: "grile_exam_answers_exam_id_fkey"; columns: ["exam_id"]; isOneToOne: false; referencedRelation: "grile_exams"; referencedColumns: ["id"] },
+          { foreignKeyName: "grile_exam_answers_question_id_fkey"; columns: ["question_id"]; isOneToOne: false; referencedRelation: "grile_questions"; referencedColumns: ["id"] },
+        ];
+      };
+      grile_exams: {
+        Row: { id: string; user_id: string; domain: string | null; categories: string[]; level: string | null; started_at: string; duration_seconds: number; deadline: string; finished_at: string | null; question_count: number; correct_count: number | null; results: Json | null; };
+        Insert: { id?: string; user_id: string; domain?: string | null; categories?: string[]; level?: string | null; started_at?: string; duration_seconds: number; deadline: string; finished_at?: string | null; question_count: number; correct_count?: number | null; results?: Json | null; };
+        Update: { id?: string; user_id?: string; domain?: string | null; categories?: string[]; level?: string | null; started_at?: string; duration_seconds?: number; deadline?: string; finished_at?: string | null; question_count?: number; correct_count?: number | null; results?: Json | null; };
+        Relationships: [];
+      };
+      grile_questions: {
+        Row: { id: string; code: string; domain: string; category_id: string; subcategory: string; level: string; law_as_of: string; statement: string; options: string[]; correct: string[]; explanations: string[]; citations: Json; retired_at: string | null; created_at: string; };
+        Insert: { id?: string; code: string; domain: string; category_id: string; subcategory: string; level: string; law_as_of: string; statement: string; options: string[]; correct: string[]; explanations: string[]; citations?: Json; retired_at?: string | null; created_at?: string; };
+        Update: { id?: string; code?: string; domain?: string; category_id?: string; subcategory?: string; level?: string; law_as_of?: string; statement?: string; options?: string[]; correct?: string[]; explanations?: string[]; citations?: Json; retired_at?: string | null; created_at?: string; };
+        Relationships: [];
+      };
       law_categories: {
         Row: { id: string; domain: string; name: string; description: string; articles: string; article_ranges: Json; course: string | null; weeks: number[]; catch_all: boolean; position: number; };
         Insert: { id: string; domain: string; name: string; description?: string; articles?: string; article_ranges?: Json; course?: string | null; weeks?: number[]; catch_all?: boolean; position: number; };
@@ -212,6 +249,34 @@ export type Database = {
       get_code_article: {
         Args: { p_code: string; p_number: string; };
         Returns: Database['public']['Tables']['code_articles']['Row'][];
+      };
+      grile_answer: {
+        Args: { p_question_id: string; p_chosen: string[]; p_if_wrong: Json; p_if_right: Json; };
+        Returns: Json;
+      };
+      grile_exam_answer: {
+        Args: { p_exam_id: string; p_question_id: string; p_chosen: string[]; };
+        Returns: undefined;
+      };
+      grile_exam_finish: {
+        Args: { p_exam_id: string; };
+        Returns: Database['public']['Tables']['grile_exams']['Row'];
+      };
+      grile_exam_review: {
+        Args: { p_exam_id: string; };
+        Returns: Record<string, unknown>[];
+      };
+      grile_exam_start: {
+        Args: { p_domain?: string; p_categories?: string[]; p_level?: string; p_count?: number; p_minutes?: number; };
+        Returns: Database['public']['Tables']['grile_exams']['Row'];
+      };
+      grile_practice_set: {
+        Args: { p_domain?: string; p_categories?: string[]; p_level?: string; p_count?: number; p_now?: string; p_due_only?: boolean; };
+        Returns: Record<string, unknown>[];
+      };
+      grile_progress: {
+        Args: { [_ in never]: never  };
+        Returns: Record<string, unknown>[];
       };
       is_admin: {
         Args: { [_ in never]: never  };

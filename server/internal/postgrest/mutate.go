@@ -406,6 +406,11 @@ func (s *Server) rpc(rq *request, sc *Schema, f *Func) error {
 				expr = "null::" + a.Type
 			} else if a.Type == "json" || a.Type == "jsonb" {
 				expr = b.arg(string(v)) + "::" + a.Type
+			} else if strings.HasSuffix(a.Type, "[]") && len(bytes.TrimSpace(v)) > 0 && bytes.TrimSpace(v)[0] == '[' {
+				// A JSON array for an array parameter (supabase-js sends text[] as ["a","b"]):
+				// PostgREST reads arguments with json_to_record, which makes PostgreSQL arrays
+				// of JSON arrays, nested ones included.
+				expr = "(select _r._a from jsonb_to_record(jsonb_build_object('_a', " + b.arg(string(v)) + "::jsonb)) as _r(_a " + a.Type + "))"
 			} else {
 				expr = "(" + b.arg(string(v)) + "::jsonb #>> '{}')::" + a.Type
 			}

@@ -255,6 +255,8 @@ func TestWritesAndRLS(t *testing.T) {
 		create function public.t_echo(jsonb) returns jsonb language sql immutable as 'select $1';
 		create function public.t_add(a int, b int default 1) returns int language sql immutable as 'select a + b';
 		create function public.t_nothing() returns void language sql as 'select';
+		create function public.t_arrays(tags text[], grid int[] default null) returns text language sql immutable
+		  as $f$ select array_to_string(tags, '|') || ';' || coalesce(array_dims(grid) || grid::text, '-') $f$;
 		notify pgrst, 'reload schema'`); err != nil {
 		t.Fatal(err)
 	}
@@ -281,6 +283,14 @@ func TestWritesAndRLS(t *testing.T) {
 		t.Fatalf("t_add default: %d %s", r.status, r.raw)
 	}
 	e.expectErr(e.do("POST", "rpc/t_add", a, map[string]any{"a": "x"}), 400, "22P02")
+	// Array parameters take JSON arrays, as PostgREST reads them (nested ones as
+	// multidimensional arrays); a PostgreSQL array literal in a string still works.
+	if r := e.do("POST", "rpc/t_arrays", a, `{"tags":["a","b,c"],"grid":[[1,2],[3,4]]}`); r.raw != `"a|b,c;[1:2][1:2]{{1,2},{3,4}}"` {
+		t.Fatalf("t_arrays: %d %s", r.status, r.raw)
+	}
+	if r := e.do("POST", "rpc/t_arrays", a, `{"tags":"{x,y}"}`); r.raw != `"x|y;-"` {
+		t.Fatalf("t_arrays literal: %d %s", r.status, r.raw)
+	}
 	e.expectErr(e.do("GET", "rpc/t_nothing", a, nil), 405, "PGRST101")
 	if r := e.do("POST", "rpc/t_nothing", a, nil); r.status != 204 {
 		t.Fatalf("t_nothing: %d %s", r.status, r.raw)

@@ -1,5 +1,5 @@
-// Package seed loads the study content — legal code articles, the category catalogues
-// and the curriculum cases — into the database. Every loader is idempotent and skips
+// Package seed loads the study content — legal code articles, the category catalogues,
+// the curriculum cases and the grile — into the database. Every loader is idempotent and skips
 // work when its content hash matches what was loaded last (casus_meta.seed_state), so
 // `make run` stays fast after the first start.
 package seed
@@ -29,6 +29,7 @@ func Run(ctx context.Context, d deps.Deps) error {
 		{"codes", loadCodes},
 		{"catalog", loadCatalog},
 		{"cases", loadCases},
+		{"grile", loadGrile},
 	}
 	for _, s := range steps {
 		if err := pgx.BeginFunc(ctx, d.Owner, func(tx pgx.Tx) error {

@@ -7,6 +7,7 @@ import { ScoreOverTime } from './ScoreOverTime';
 import { CriteriaOverview, type GradedWork } from './CriteriaOverview';
 import { attemptLabel, caseLink, groupByCase, type Attempt } from './attempts';
 import { strictnessLabel } from '../dashboard/score';
+import { GrileProgress } from '../grile/components/GrileProgress';
 
 type Sub = Attempt;
 type AppealState = { submission_id: string; status: 'pending' | 'released' | 'confirmed'; decision_reason: string | null };
@@ -91,6 +92,7 @@ export default function Reporting() {
       </div>
       <ScoreOverTime subs={subs} />
       <CriteriaOverview graded={graded} />
+      <GrileProgress />
       <section className="card">
         <h2>Submitted Solutions</h2>
         {subs.length === 0 && <p className="muted">Nu ai soluții trimise încă</p>}

@@ -419,6 +419,72 @@ type Feedback struct {
 	CreatedAt pgtype.Timestamptz `json:"created_at"`
 }
 
+type GrileAttempt struct {
+	ID         int64              `json:"id"`
+	UserID     pgtype.UUID        `json:"user_id"`
+	QuestionID pgtype.UUID        `json:"question_id"`
+	Chosen     []string           `json:"chosen"`
+	IsCorrect  bool               `json:"is_correct"`
+	AnsweredAt pgtype.Timestamptz `json:"answered_at"`
+}
+
+type GrileCard struct {
+	UserID        pgtype.UUID        `json:"user_id"`
+	QuestionID    pgtype.UUID        `json:"question_id"`
+	Due           pgtype.Timestamptz `json:"due"`
+	Stability     float64            `json:"stability"`
+	Difficulty    float64            `json:"difficulty"`
+	ElapsedDays   int32              `json:"elapsed_days"`
+	ScheduledDays int32              `json:"scheduled_days"`
+	LearningSteps int32              `json:"learning_steps"`
+	Reps          int32              `json:"reps"`
+	Lapses        int32              `json:"lapses"`
+	State         int16              `json:"state"`
+	LastReview    pgtype.Timestamptz `json:"last_review"`
+	LastCorrect   *bool              `json:"last_correct"`
+}
+
+type GrileExam struct {
+	ID              pgtype.UUID        `json:"id"`
+	UserID          pgtype.UUID        `json:"user_id"`
+	Domain          *string            `json:"domain"`
+	Categories      []string           `json:"categories"`
+	Level           *string            `json:"level"`
+	StartedAt       pgtype.Timestamptz `json:"started_at"`
+	DurationSeconds int32              `json:"duration_seconds"`
+	Deadline        pgtype.Timestamptz `json:"deadline"`
+	FinishedAt      pgtype.Timestamptz `json:"finished_at"`
+	QuestionCount   int32              `json:"question_count"`
+	CorrectCount    *int32             `json:"correct_count"`
+	Results         []byte             `json:"results"`
+}
+
+type GrileExamAnswer struct {
+	ExamID     pgtype.UUID        `json:"exam_id"`
+	Position   int32              `json:"position"`
+	QuestionID pgtype.UUID        `json:"question_id"`
+	Chosen     []string           `json:"chosen"`
+	AnsweredAt pgtype.Timestamptz `json:"answered_at"`
+	IsCorrect  *bool              `json:"is_correct"`
+}
+
+type GrileQuestion struct {
+	ID           pgtype.UUID        `json:"id"`
+	Code         string             `json:"code"`
+	Domain       string             `json:"domain"`
+	CategoryID   string             `json:"category_id"`
+	Subcategory  string             `json:"subcategory"`
+	Level        string             `json:"level"`
+	LawAsOf      pgtype.Date        `json:"law_as_of"`
+	Statement    string             `json:"statement"`
+	Options      []string           `json:"options"`
+	Correct      []string           `json:"correct"`
+	Explanations []string           `json:"explanations"`
+	Citations    []byte             `json:"citations"`
+	RetiredAt    pgtype.Timestamptz `json:"retired_at"`
+	CreatedAt    pgtype.Timestamptz `json:"created_at"`
+}
+
 type LawCategory struct {
 	ID            string  `json:"id"`
 	Domain        string  `json:"domain"`
