@@ -20,6 +20,7 @@ const Settings = lazy(() => import('../features/settings/Settings'));
 const Reporting = lazy(() => import('../features/progress/Reporting'));
 const Generator = lazy(() => import('../features/generator/Generator'));
 const Review = lazy(() => import('../features/review/Review'));
+const Leaderboard = lazy(() => import('../features/leaderboard/components/LeaderboardPage'));
 
 function Loading() {
   return (
@@ -55,6 +56,7 @@ export function Header() {
       <nav>
         <Link to="/case-generator" className="button">Generează caz</Link>
         <Link to="/reporting">Progress</Link>
+        <Link to="/clasament">Clasament</Link>
         {isModerator && <Link to="/review">Verificare cazuri</Link>}
         {isAdmin && <Link to="/admin">Admin</Link>}
         <FeedbackButton label="Feedback" />
@@ -118,6 +120,7 @@ const TITLES: Record<string, string> = {
   '/case-generator': 'Generează caz',
   '/review': 'Verificare cazuri',
   '/settings': 'Setări',
+  '/clasament': 'Clasament',
 };
 
 function RouteTitle() {
@@ -145,6 +148,7 @@ export function App() {
           <Route path="/case-generator" element={<Protected><Generator /></Protected>} />
           <Route path="/review" element={<Protected><Review /></Protected>} />
           <Route path="/settings" element={<Protected><Settings /></Protected>} />
+          <Route path="/clasament" element={<Protected><Leaderboard /></Protected>} />
           <Route path="*" element={<Navigate to="/login" replace />} />
         </Routes>
       </BrowserRouter>

@@ -1,4 +1,5 @@
 import { useAuth } from '../../lib/auth/store';
+import { OptOutSetting } from '../leaderboard/components/OptOutSetting';
 
 export default function Settings() {
   const { profile, user } = useAuth();
@@ -19,6 +20,7 @@ export default function Settings() {
         </dl>
         {(profile?.is_admin || profile?.role === 'admin') && <span className="badge">Admin</span>}
         <p className="muted">Datele profilului nu pot fi modificate din aplicație. Pentru modificări, contactează un administrator.</p>
+        <OptOutSetting />
       </section>
     </main>
   );
