@@ -20,7 +20,8 @@
 -- DEFINER, signed-in callers only), which return rank, username, university code, points and
 -- whether the row is the caller — never an id or an e-mail. A user with
 -- hide_from_leaderboards is on nobody's board, not even as a neighbour; they see only their
--- own row (where they would be). leaderboard() and public_profiles (003) honour it too.
+-- own row (where they would be). public_profiles (003) honours it too; 003's leaderboard(),
+-- which also exposed average scores, is dropped.
 
 alter table public.user_profiles add column hide_from_leaderboards boolean not null default false;
 
@@ -181,20 +182,10 @@ begin
 end
 $$;
 
--- 003's board and the username view honour the opt-out too.
-create or replace function public.leaderboard(max_results int default 20)
-returns table (username text, university_code text, completed_cases bigint, submissions bigint, average_score numeric)
-language sql stable security definer set search_path = '' as $$
-  select p.username, p.university_code,
-         (select count(*) from public.case_completions cc where cc.user_id = p.id),
-         count(s.id), round(avg(s.score_value), 1)
-  from public.user_profiles p
-  join public.case_submissions s on s.user_id = p.id
-  where (auth.uid() is not null or auth.role() = 'service_role') and not p.hide_from_leaderboards
-  group by p.id
-  order by 3 desc, 5 desc nulls last, p.username
-  limit least(greatest(coalesce(max_results, 20), 0), 100)
-$$;
+-- 003's leaderboard() listed every student's submission count and average score to any
+-- signed-in user and knew nothing of the opt-out: the boards above replace it. The username
+-- view honours the opt-out.
+drop function public.leaderboard(int);
 
 create or replace view public.public_profiles as
 select id, username, university_code, created_at from public.user_profiles where not hide_from_leaderboards;

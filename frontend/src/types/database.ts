@@ -298,10 +298,6 @@ export type Database = {
         Args: { p_username: string; };
         Returns: boolean;
       };
-      leaderboard: {
-        Args: { max_results?: number; };
-        Returns: Record<string, unknown>[];
-      };
       leaderboard_around_me: {
         Args: { p_period?: string; p_scope?: string; };
         Returns: Record<string, unknown>[];

@@ -270,7 +270,7 @@ func TestLeaderboardUniversity(t *testing.T) {
 }
 
 // An opted-out student is on nobody's board — top, neighbours, either window or scope,
-// the older leaderboard() and public_profiles — and sees only their own position.
+// and public_profiles — and sees only their own position.
 func TestLeaderboardOptOut(t *testing.T) {
 	f := newFixture(t)
 	var ws []who
@@ -320,7 +320,7 @@ func TestLeaderboardOptOut(t *testing.T) {
 	if top := f.mustBoard(ws[0], "top", "all", "global"); top[3].Username != "opt_3" || top[3].Rank != 4 {
 		t.Errorf("ranks after opt-out: %v", top)
 	}
-	for _, q := range []string{`select username from public.leaderboard(100)`, `select username from public.public_profiles`} {
+	for _, q := range []string{`select username from public.public_profiles`} {
 		var names []string
 		if err := f.as(ws[0], func(tx pgx.Tx) error {
 			rows, err := tx.Query(f.ctx, q)
