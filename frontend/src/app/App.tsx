@@ -22,6 +22,7 @@ const Reporting = lazy(() => import('../features/progress/Reporting'));
 const Generator = lazy(() => import('../features/generator/Generator'));
 const Review = lazy(() => import('../features/review/Review'));
 const Grile = lazy(() => import('../features/grile/GrilePage'));
+const Leaderboard = lazy(() => import('../features/leaderboard/components/LeaderboardPage'));
 
 function Loading() {
   return (
@@ -58,6 +59,7 @@ export function Header() {
         <Link to="/case-generator" className="button">Generează caz</Link>
         <Link to="/grile">Grile</Link>
         <Link to="/reporting">Progress</Link>
+        <Link to="/clasament">Clasament</Link>
         {isModerator && <Link to="/review">Verificare cazuri</Link>}
         {isAdmin && <Link to="/admin">Admin</Link>}
         <FeedbackButton label="Feedback" />
@@ -122,6 +124,7 @@ const TITLES: Record<string, string> = {
   '/review': 'Verificare cazuri',
   '/settings': 'Setări',
   '/grile': 'Grile',
+  '/clasament': 'Clasament',
 };
 
 function RouteTitle() {
@@ -150,6 +153,7 @@ export function App() {
           <Route path="/review" element={<Protected><MfaGate><Review /></MfaGate></Protected>} />
           <Route path="/settings" element={<Protected><Settings /></Protected>} />
           <Route path="/grile" element={<Protected><Grile /></Protected>} />
+          <Route path="/clasament" element={<Protected><Leaderboard /></Protected>} />
           <Route path="*" element={<Navigate to="/login" replace />} />
         </Routes>
       </BrowserRouter>

@@ -153,6 +153,14 @@ export type Database = {
           { foreignKeyName: "law_subcategories_category_id_fkey"; columns: ["category_id"]; isOneToOne: false; referencedRelation: "law_categories"; referencedColumns: ["id"] },
         ];
       };
+      leaderboard_grile_points: {
+        Row: { user_id: string; question_id: string; earned_at: string; };
+        Insert: { user_id: string; question_id: string; earned_at: string; };
+        Update: { user_id?: string; question_id?: string; earned_at?: string; };
+        Relationships: [
+          { foreignKeyName: "leaderboard_grile_points_question_id_fkey"; columns: ["question_id"]; isOneToOne: false; referencedRelation: "grile_questions"; referencedColumns: ["id"] },
+        ];
+      };
       submission_appeal_audit: {
         Row: { id: number; appeal_id: string | null; submission_id: string | null; actor_id: string | null; action: string; reason: string | null; created_at: string; };
         Insert: { id?: number; appeal_id?: string | null; submission_id?: string | null; actor_id?: string | null; action: string; reason?: string | null; created_at?: string; };
@@ -183,9 +191,9 @@ export type Database = {
         Relationships: [];
       };
       user_profiles: {
-        Row: { id: string; email: string; name: string; username: string; university_code: string | null; university_name: string | null; university_category: string | null; role: string; is_admin: boolean | null; created_at: string; };
-        Insert: { id: string; email: string; name: string; username: string; university_code?: string | null; university_name?: string | null; university_category?: string | null; role?: string; is_admin?: boolean | null; created_at?: string; };
-        Update: { id?: string; email?: string; name?: string; username?: string; university_code?: string | null; university_name?: string | null; university_category?: string | null; role?: string; is_admin?: boolean | null; created_at?: string; };
+        Row: { id: string; email: string; name: string; username: string; university_code: string | null; university_name: string | null; university_category: string | null; role: string; is_admin: boolean | null; created_at: string; hide_from_leaderboards: boolean; };
+        Insert: { id: string; email: string; name: string; username: string; university_code?: string | null; university_name?: string | null; university_category?: string | null; role?: string; is_admin?: boolean | null; created_at?: string; hide_from_leaderboards?: boolean; };
+        Update: { id?: string; email?: string; name?: string; username?: string; university_code?: string | null; university_name?: string | null; university_category?: string | null; role?: string; is_admin?: boolean | null; created_at?: string; hide_from_leaderboards?: boolean; };
         Relationships: [
           { foreignKeyName: "user_profiles_university_code_fkey"; columns: ["university_code"]; isOneToOne: false; referencedRelation: "universities"; referencedColumns: ["code"] },
         ];
@@ -290,8 +298,12 @@ export type Database = {
         Args: { p_username: string; };
         Returns: boolean;
       };
-      leaderboard: {
-        Args: { max_results?: number; };
+      leaderboard_around_me: {
+        Args: { p_period?: string; p_scope?: string; };
+        Returns: Record<string, unknown>[];
+      };
+      leaderboard_top: {
+        Args: { p_period?: string; p_scope?: string; p_limit?: number; };
         Returns: Record<string, unknown>[];
       };
       mfa_enrolled: {
@@ -353,6 +365,10 @@ export type Database = {
       set_case_model_answer: {
         Args: { p_case_id: string; p_model_answer: string; };
         Returns: undefined;
+      };
+      set_leaderboard_hidden: {
+        Args: { p_hidden: boolean; };
+        Returns: boolean;
       };
       submit_feedback: {
         Args: { p_body: string; p_email?: string; };

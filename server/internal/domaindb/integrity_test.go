@@ -68,13 +68,13 @@ func TestGradingAndProgress(t *testing.T) {
 	// graded needs a score.
 	_, err = f.pool.Exec(f.ctx, `update public.case_submissions set status = 'graded', score_value = null where id = $1`, f.subB)
 	mustState(t, err, "23514")
-	// Leaderboard: usernames, no e-mail.
+	// Leaderboard (016): usernames and points, no e-mail; A's completion is 10 points.
 	var user string
-	var completed int
+	var points int
 	if err := f.as(f.b, func(tx pgx.Tx) error {
-		return tx.QueryRow(f.ctx, `select username, completed_cases from public.leaderboard(5) limit 1`).Scan(&user, &completed)
-	}); err != nil || user != "student_a" || completed != 1 {
-		t.Fatalf("leaderboard: %s %d %v", user, completed, err)
+		return tx.QueryRow(f.ctx, `select username, points from public.leaderboard_top('all', 'global', 5) limit 1`).Scan(&user, &points)
+	}); err != nil || user != "student_a" || points != 10 {
+		t.Fatalf("leaderboard: %s %d %v", user, points, err)
 	}
 }
 

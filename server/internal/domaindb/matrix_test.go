@@ -156,6 +156,21 @@ func TestRLSMatrix(t *testing.T) {
 		{"public_profiles", `select username from public.public_profiles`, none, with(all(4), "anon", deny)},
 		{"public_profiles hides e-mail", `select email from public.public_profiles`, none, all(invalid)},
 		{"views are read-only", `delete from public.submissions_with_details`, none, all(invalid)},
+
+		// leaderboard (016): only through the RPCs, signed-in users only; the first-correct
+		// grile table and the ranking helper (it holds user ids) are not for any API role.
+		{"leaderboard_grile_points select", `select * from public.leaderboard_grile_points`, none, with(all(deny), "service", 0)},
+		{"leaderboard_grile_points insert", `insert into public.leaderboard_grile_points (user_id, question_id, earned_at) values ($1, gen_random_uuid(), now())`, a,
+			with(all(deny), "service", invalid /* no such question */)},
+		{"leaderboard_grile_points update", `update public.leaderboard_grile_points set earned_at = now()`, none, with(all(deny), "service", 0)},
+		{"leaderboard_grile_points delete", `delete from public.leaderboard_grile_points`, none, with(all(deny), "service", 0)},
+		{"profiles opt out directly", `update public.user_profiles set hide_from_leaderboards = true where id = auth.uid()`, none, with(all(deny), "service", 0)},
+		{"set_leaderboard_hidden", `select public.set_leaderboard_hidden(true)`, none, with(all(1), "anon", deny, "service", deny)},
+		// The fixture's submissions are ungraded: nobody has points; "Poziția ta" is the caller alone.
+		{"leaderboard_top", `select * from public.leaderboard_top('all', 'global', 100)`, none, with(all(0), "anon", deny, "service", deny)},
+		{"leaderboard_around_me", `select * from public.leaderboard_around_me('week', 'university')`, none, with(all(1), "anon", deny, "service", deny)},
+		{"leaderboard_ranking helper", `select * from public.leaderboard_ranking('-infinity', false, null, null)`, none, all(deny)},
+		{"leaderboard_since helper", `select public.leaderboard_since('week')`, none, all(deny)},
 	}
 	callers := []who{f.anon, f.a, f.b, f.mod, f.admin, f.svc}
 	for _, c := range cells {

@@ -1,5 +1,6 @@
 import { useAuth } from '../../lib/auth/store';
 import { TwoFactorSettings } from '../mfa/TwoFactorSettings';
+import { OptOutSetting } from '../leaderboard/components/OptOutSetting';
 
 export default function Settings() {
   const { profile, user } = useAuth();
@@ -20,6 +21,7 @@ export default function Settings() {
         </dl>
         {(profile?.is_admin || profile?.role === 'admin') && <span className="badge">Admin</span>}
         <p className="muted">Datele profilului nu pot fi modificate din aplicație. Pentru modificări, contactează un administrator.</p>
+        <OptOutSetting />
       </section>
       <TwoFactorSettings />
     </main>

@@ -513,6 +513,12 @@ type LawSubcategory struct {
 	ArticleRanges []byte `json:"article_ranges"`
 }
 
+type LeaderboardGrilePoint struct {
+	UserID     pgtype.UUID        `json:"user_id"`
+	QuestionID pgtype.UUID        `json:"question_id"`
+	EarnedAt   pgtype.Timestamptz `json:"earned_at"`
+}
+
 type PublicProfile struct {
 	ID             pgtype.UUID        `json:"id"`
 	Username       string             `json:"username"`
@@ -604,14 +610,15 @@ type University struct {
 }
 
 type UserProfile struct {
-	ID                 pgtype.UUID        `json:"id"`
-	Email              string             `json:"email"`
-	Name               string             `json:"name"`
-	Username           string             `json:"username"`
-	UniversityCode     *string            `json:"university_code"`
-	UniversityName     *string            `json:"university_name"`
-	UniversityCategory *string            `json:"university_category"`
-	Role               string             `json:"role"`
-	IsAdmin            *bool              `json:"is_admin"`
-	CreatedAt          pgtype.Timestamptz `json:"created_at"`
+	ID                   pgtype.UUID        `json:"id"`
+	Email                string             `json:"email"`
+	Name                 string             `json:"name"`
+	Username             string             `json:"username"`
+	UniversityCode       *string            `json:"university_code"`
+	UniversityName       *string            `json:"university_name"`
+	UniversityCategory   *string            `json:"university_category"`
+	Role                 string             `json:"role"`
+	IsAdmin              *bool              `json:"is_admin"`
+	CreatedAt            pgtype.Timestamptz `json:"created_at"`
+	HideFromLeaderboards bool               `json:"hide_from_leaderboards"`
 }
