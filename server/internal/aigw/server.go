@@ -109,8 +109,9 @@ func tooLarge(max int) *apiError {
 }
 
 func (s *Server) messages(w http.ResponseWriter, r *http.Request) error {
-	claims, err := s.d.Keys.Verify(authn.BearerToken(r))
-	if err != nil || claims.Role != authn.RoleAuthenticated || claims.Subject == "" {
+	id := s.d.Keys.Identify(r)
+	claims := id.Claims
+	if !id.Bearer || id.BearerErr != nil || claims.Role != authn.RoleAuthenticated || claims.Subject == "" {
 		return &apiError{401, "authentication_error", "Autentificarea este necesară pentru funcțiile AI."}
 	}
 	if s.up == nil {
