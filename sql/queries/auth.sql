@@ -13,6 +13,13 @@ values ('00000000-0000-0000-0000-000000000000', gen_random_uuid(), 'authenticate
   sqlc.arg(app_meta), sqlc.arg(user_meta), now(), now(), false)
 returning *;
 
+-- name: UserCreateAnonymous :one
+-- An anonymous user (GoTrue's signInAnonymously): no e-mail, no password, no identity.
+insert into auth.users (instance_id, id, aud, role, raw_app_meta_data, raw_user_meta_data, created_at, updated_at, is_anonymous)
+values ('00000000-0000-0000-0000-000000000000', gen_random_uuid(), 'authenticated', 'authenticated',
+  '{}', sqlc.arg(user_meta), now(), now(), true)
+returning *;
+
 -- name: IdentityCreate :exec
 insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at)
 values (sqlc.arg(provider_id), sqlc.arg(user_id), sqlc.arg(identity_data), 'email', now(), now(), now());

@@ -77,11 +77,14 @@ func (s *Server) Routes(mux *http.ServeMux) {
 	}
 	mux.Handle("GET /auth/v1/health", h(s.health))
 	mux.Handle("GET /auth/v1/settings", h(s.settings))
-	mux.Handle("POST /auth/v1/signup", h(s.limit("signup", s.signup)))
+	mux.Handle("POST /auth/v1/signup", h(s.signup)) // limited per IP once the body tells which sign-up
+
 	mux.Handle("POST /auth/v1/token", h(s.token))
 	mux.Handle("POST /auth/v1/logout", h(s.logout))
 	mux.Handle("GET /auth/v1/user", h(s.getUser))
 	mux.Handle("PUT /auth/v1/user", h(s.putUser))
+	mux.Handle("GET /auth/v1/reauthenticate", h(s.reauthenticate))
+	mux.Handle("DELETE /auth/v1/user/identities/{id}", h(s.unlinkIdentity))
 	mux.Handle("POST /auth/v1/recover", h(s.limit("recover", s.recover)))
 	mux.Handle("GET /auth/v1/verify", httpx.Handle(s.d.Log, s.limit("verify", s.verifyGet))) // a link from a mail: no apikey
 	mux.Handle("POST /auth/v1/verify", h(s.limit("verify", s.verifyPost)))
@@ -179,7 +182,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) settings(w http.ResponseWriter, r *http.Request) error {
 	httpx.WriteJSON(w, 200, map[string]any{
-		"external":           map[string]bool{"email": true, "phone": false, "anonymous_users": false},
+		"external":           map[string]bool{"email": true, "phone": false, "anonymous_users": s.d.Config.AnonymousUsersEnabled},
 		"disable_signup":     false,
 		"mailer_autoconfirm": s.d.Config.MailerAutoconfirm,
 		"phone_autoconfirm":  false,
@@ -260,21 +263,28 @@ func (l *limiter) exhausted(key string) bool {
 // limit applies the per-IP limit of an endpoint family.
 func (s *Server) limit(family string, next httpx.HandlerFunc) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		c := s.d.Config
-		n, per := c.RateLimitVerify, 5*time.Minute
-		switch family {
-		case "signup":
-			n, per = c.RateLimitSignUp, time.Hour
-		case "signin":
-			n, per = c.RateLimitSignIn, 5*time.Minute
-		case "recover", "otp":
-			n, per = c.RateLimitEmail, time.Hour
-		}
-		if !s.limits.allow(family+"|"+httpx.ClientIP(r, s.d.Config.TrustedProxies), n, per) {
+		if !s.allowIP(family, r) {
 			return errOverRequest
 		}
 		return next(w, r)
 	}
+}
+
+// allowIP takes one request from the caller's bucket of an endpoint family.
+func (s *Server) allowIP(family string, r *http.Request) bool {
+	c := s.d.Config
+	n, per := c.RateLimitVerify, 5*time.Minute
+	switch family {
+	case "signup":
+		n, per = c.RateLimitSignUp, time.Hour
+	case "anonymous":
+		n, per = c.RateLimitAnonymous, time.Hour
+	case "signin":
+		n, per = c.RateLimitSignIn, 5*time.Minute
+	case "recover", "otp":
+		n, per = c.RateLimitEmail, time.Hour
+	}
+	return s.limits.allow(family+"|"+httpx.ClientIP(r, c.TrustedProxies), n, per)
 }
 
 // allowEmail applies the per-address limit on mails sent.

@@ -86,6 +86,7 @@ func (s *Server) issueSession(ctx context.Context, r *http.Request, u dbsqlc.Aut
 // and the methods a PKCE flow records, which its code exchange reports.
 const (
 	amrPassword    = "password"
+	amrAnonymous   = "anonymous"
 	amrOTP         = "otp"
 	amrEmailSignup = "email/signup"
 	amrRecovery    = "recovery"

@@ -29,6 +29,7 @@ const emailAppMetadata = `{"provider":"email","providers":["email"]}`
 // signupParams is the body of POST /signup.
 type signupParams struct {
 	Email               string         `json:"email"`
+	Phone               string         `json:"phone"`
 	Password            *string        `json:"password"`
 	Data                map[string]any `json:"data"`
 	CodeChallenge       string         `json:"code_challenge"`
@@ -37,16 +38,29 @@ type signupParams struct {
 	meta []byte // Data, encoded
 }
 
+// anonymous reports whether the body asks for an anonymous user (GoTrue: neither an
+// e-mail nor a phone number).
+func (p *signupParams) anonymous() bool {
+	return strings.TrimSpace(p.Email) == "" && strings.TrimSpace(p.Phone) == ""
+}
+
+// validate checks an e-mail sign-up as GoTrue's validateSignupParams does.
 func (p *signupParams) validate() error {
 	p.Email = strings.TrimSpace(p.Email)
+	if p.Password == nil || *p.Password == "" {
+		return errf(400, "validation_failed", "Signup requires a valid password")
+	}
+	if len(*p.Password) < minPassword {
+		return errWeakPassword
+	}
+	if p.Email != "" && strings.TrimSpace(p.Phone) != "" {
+		return errf(400, "validation_failed", "Only an email address or phone number should be provided on signup.")
+	}
 	if p.Email == "" {
-		return errf(400, "validation_failed", "To signup, please provide your email")
+		return errPhoneDisabled
 	}
 	if !validEmail(p.Email) {
 		return errInvalidEmail
-	}
-	if p.Password == nil || *p.Password == "" {
-		return errf(400, "validation_failed", "Signup requires a valid password")
 	}
 	var err error
 	if p.meta, err = metadataJSON("user_metadata", p.Data); err != nil {
@@ -66,6 +80,12 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 	var p signupParams
 	if err := decode(r, &p); err != nil {
 		return err
+	}
+	if p.anonymous() {
+		return s.signupAnonymous(w, r, p)
+	}
+	if !s.allowIP("signup", r) {
+		return errOverRequest
 	}
 	if err := p.validate(); err != nil {
 		return err
@@ -145,6 +165,35 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeUser(w, &body)
+	return nil
+}
+
+// signupAnonymous is supabase-js signInAnonymously: a POST /signup without an e-mail or
+// phone number makes a user with no e-mail, password or identity, is_anonymous in the
+// row and in its tokens, and signs it in. Off unless ANONYMOUS_USERS_ENABLED, as in
+// GoTrue, and limited per IP by RATE_LIMIT_ANONYMOUS_USERS (per hour). The user becomes
+// permanent by adding an e-mail address (PUT /user) and confirming it.
+func (s *Server) signupAnonymous(w http.ResponseWriter, r *http.Request, p signupParams) error {
+	if !s.d.Config.AnonymousUsersEnabled {
+		return errAnonymousDisabled
+	}
+	if !s.allowIP("anonymous", r) {
+		return errOverRequest
+	}
+	meta, err := metadataJSON("user_metadata", p.Data)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	u, err := s.q.UserCreateAnonymous(ctx, meta)
+	if err != nil {
+		return err
+	}
+	out, err := s.issueSession(ctx, r, u, amrAnonymous)
+	if err != nil {
+		return err
+	}
+	httpx.WriteJSON(w, 200, out)
 	return nil
 }
 

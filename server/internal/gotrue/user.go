@@ -1,9 +1,11 @@
 package gotrue
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"golang.org/x/crypto/bcrypt"
 
 	"casus/server/internal/db/dbsqlc"
@@ -11,9 +13,12 @@ import (
 
 // updateUserParams is the body of PUT /user (supabase-js updateUser).
 type updateUserParams struct {
-	Email    *string        `json:"email"`
-	Password *string        `json:"password"`
-	Data     map[string]any `json:"data"`
+	Email               *string        `json:"email"`
+	Password            *string        `json:"password"`
+	Data                map[string]any `json:"data"`
+	Nonce               string         `json:"nonce"`
+	CodeChallenge       string         `json:"code_challenge"`
+	CodeChallengeMethod string         `json:"code_challenge_method"`
 
 	meta []byte // Data, encoded; nil when absent
 }
@@ -28,7 +33,19 @@ func (p *updateUserParams) validate() error {
 			return err
 		}
 	}
-	return nil
+	if p.Password != nil && *p.Password != "" && len(*p.Password) < minPassword {
+		return errWeakPassword
+	}
+	_, _, err := pkceChallenge(p.CodeChallenge, p.CodeChallengeMethod)
+	return err
+}
+
+// newEmail is the address the body asks to move to, "" when it keeps the user's.
+func (p *updateUserParams) newEmail(u dbsqlc.AuthUser) string {
+	if p.Email == nil || *p.Email == "" || strings.EqualFold(*p.Email, deref(u.Email)) {
+		return ""
+	}
+	return strings.ToLower(*p.Email)
 }
 
 // getUser is the hot path of every page load: one statement checks the session and reads
@@ -52,7 +69,10 @@ func (s *Server) getUser(w http.ResponseWriter, r *http.Request) error {
 }
 
 // putUser updates the signed-in user. A new password, as in GoTrue, voids every pending
-// link and ends every other session: whoever else held the account is out.
+// link and ends every other session: whoever else held the account is out. An anonymous
+// user adds an e-mail address here (and may set a password with it), which makes it a
+// permanent user once the address is confirmed; a permanent user's address is changed by
+// an administrator.
 func (s *Server) putUser(w http.ResponseWriter, r *http.Request) error {
 	u, sid, err := s.currentUser(r)
 	if err != nil {
@@ -66,14 +86,25 @@ func (s *Server) putUser(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	if p.Email != nil && !strings.EqualFold(*p.Email, deref(u.Email)) {
-		return errEmailChange
-	}
-	meta := p.meta
-	if p.Password != nil {
-		if len(*p.Password) < minPassword {
-			return errWeakPassword
+	newEmail := p.newEmail(u)
+	if newEmail != "" {
+		if !u.IsAnonymous && deref(u.Email) != "" {
+			return errEmailChange
 		}
+		if !validEmail(newEmail) {
+			return errInvalidEmail
+		}
+		switch _, err := s.q.UserGetByEmail(ctx, newEmail); {
+		case err == nil:
+			return errEmailExists
+		case !errors.Is(err, pgx.ErrNoRows):
+			return err
+		}
+	}
+	if p.Password != nil && u.IsAnonymous && newEmail == "" {
+		return errf(422, "validation_failed", "Updating password of an anonymous user without an email or phone is not allowed")
+	}
+	if p.Password != nil {
 		if bcrypt.CompareHashAndPassword([]byte(deref(u.EncryptedPassword)), []byte(*p.Password)) == nil {
 			return errf(422, "same_password", "New password should be different from the old password.")
 		}
@@ -81,17 +112,30 @@ func (s *Server) putUser(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		if err := s.q.UserChangePassword(ctx, dbsqlc.UserChangePasswordParams{UserID: u.ID, EncryptedPassword: hash, KeepSession: sid}); err != nil {
+		err = pgx.BeginFunc(ctx, s.d.Owner, func(tx pgx.Tx) error {
+			if err := s.checkReauthentication(ctx, tx, u, sid, p.Nonce); err != nil {
+				return err
+			}
+			return s.q.WithTx(tx).UserChangePassword(ctx, dbsqlc.UserChangePasswordParams{UserID: u.ID, EncryptedPassword: hash, KeepSession: sid})
+		})
+		if err != nil {
 			return err
 		}
 	}
-	if meta != nil {
-		n, err := s.q.UserUpdateMetadata(ctx, dbsqlc.UserUpdateMetadataParams{ID: u.ID, UserMeta: meta, MaxBytes: maxMetadataBytes})
+	if p.meta != nil {
+		n, err := s.q.UserUpdateMetadata(ctx, dbsqlc.UserUpdateMetadataParams{ID: u.ID, UserMeta: p.meta, MaxBytes: maxMetadataBytes})
 		if err != nil {
 			return err
 		}
 		if n == 0 {
 			return errMetadataTooLarge("user_metadata")
+		}
+	}
+	if newEmail != "" {
+		redirect, _ := s.redirectTo(r.URL.Query().Get("redirect_to"))
+		challenge, method, _ := pkceChallenge(p.CodeChallenge, p.CodeChallengeMethod)
+		if err := s.requestEmailChange(ctx, u, newEmail, challenge, method, redirect); err != nil {
+			return err
 		}
 	}
 	u, err = s.q.UserGetByID(ctx, u.ID)

@@ -788,6 +788,57 @@ func (q *Queries) UserCreate(ctx context.Context, arg UserCreateParams) (AuthUse
 	return i, err
 }
 
+const userCreateAnonymous = `-- name: UserCreateAnonymous :one
+insert into auth.users (instance_id, id, aud, role, raw_app_meta_data, raw_user_meta_data, created_at, updated_at, is_anonymous)
+values ('00000000-0000-0000-0000-000000000000', gen_random_uuid(), 'authenticated', 'authenticated',
+  '{}', $1, now(), now(), true)
+returning instance_id, id, aud, role, email, encrypted_password, email_confirmed_at, invited_at, confirmation_token, confirmation_sent_at, recovery_token, recovery_sent_at, email_change_token_new, email_change, email_change_sent_at, last_sign_in_at, raw_app_meta_data, raw_user_meta_data, is_super_admin, created_at, updated_at, phone, phone_confirmed_at, phone_change, phone_change_token, phone_change_sent_at, confirmed_at, email_change_token_current, email_change_confirm_status, banned_until, reauthentication_token, reauthentication_sent_at, is_sso_user, deleted_at, is_anonymous
+`
+
+// An anonymous user (GoTrue's signInAnonymously): no e-mail, no password, no identity.
+func (q *Queries) UserCreateAnonymous(ctx context.Context, userMeta []byte) (AuthUser, error) {
+	row := q.db.QueryRow(ctx, userCreateAnonymous, userMeta)
+	var i AuthUser
+	err := row.Scan(
+		&i.InstanceID,
+		&i.ID,
+		&i.Aud,
+		&i.Role,
+		&i.Email,
+		&i.EncryptedPassword,
+		&i.EmailConfirmedAt,
+		&i.InvitedAt,
+		&i.ConfirmationToken,
+		&i.ConfirmationSentAt,
+		&i.RecoveryToken,
+		&i.RecoverySentAt,
+		&i.EmailChangeTokenNew,
+		&i.EmailChange,
+		&i.EmailChangeSentAt,
+		&i.LastSignInAt,
+		&i.RawAppMetaData,
+		&i.RawUserMetaData,
+		&i.IsSuperAdmin,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.Phone,
+		&i.PhoneConfirmedAt,
+		&i.PhoneChange,
+		&i.PhoneChangeToken,
+		&i.PhoneChangeSentAt,
+		&i.ConfirmedAt,
+		&i.EmailChangeTokenCurrent,
+		&i.EmailChangeConfirmStatus,
+		&i.BannedUntil,
+		&i.ReauthenticationToken,
+		&i.ReauthenticationSentAt,
+		&i.IsSsoUser,
+		&i.DeletedAt,
+		&i.IsAnonymous,
+	)
+	return i, err
+}
+
 const userDelete = `-- name: UserDelete :exec
 delete from auth.users where id = $1
 `
