@@ -35,7 +35,9 @@ func TestReauthenticationForPasswordChange(t *testing.T) {
 	if r := e.do("PUT", "/auth/v1/user", map[string]any{"password": "parola-noua-1"}, access); r.status != 200 {
 		t.Fatalf("fresh session: %d %v", r.status, r.body)
 	}
-	age := func() { e.exec("update auth.sessions set created_at = now() - interval '25 hours' where user_id = (select id from auth.users where email = $1)", addr) }
+	age := func() {
+		e.exec("update auth.sessions set created_at = now() - interval '25 hours' where user_id = (select id from auth.users where email = $1)", addr)
+	}
 	age()
 	e.expectErr(e.do("PUT", "/auth/v1/user", map[string]any{"password": "parola-noua-2"}, access), 400, "reauthentication_needed")
 	// No nonce was ever sent: any nonce is invalid.
