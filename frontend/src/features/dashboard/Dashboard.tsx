@@ -6,6 +6,7 @@ import { presenceKey } from '../../lib/presence';
 import { clampViewer, stripCasePrefix, VIEWER_DEFAULT } from '../../lib/validation';
 import { CodeViewer, type CodeId } from './CodeViewer';
 import { SolutionPanel } from './Evaluation';
+import { readDraft } from './draft';
 import { SearchBox } from './SearchBox';
 import { TutorChat } from './TutorChat';
 import { codeOf, lawAsOfLabel, levelColor, loadCase, loadTree, type CaseFull, type CaseRow, type Category, type Domain } from './data';
@@ -56,7 +57,8 @@ export default function Dashboard() {
   const [load] = useState(takeTreeLoad);
   const [tree, setTree] = useState<TreeData | null>(() => load.data);
   const [open, setOpen] = useState<OpenPath>({});
-  const [selected, setSelected] = useState<string | null>(null);
+  // An answer written before the account existed (draft.ts) opens its case.
+  const [selected, setSelected] = useState<string | null>(() => readDraft()?.caseId ?? null);
   const mobile = useIsMobile();
   const [sidebar, setSidebar] = useState(() => !mobileNow());
   const [sheet, setSheet] = useState<Sheet>(null);
@@ -226,7 +228,7 @@ function Tree({ tree, open, setOpen, selected, onPick }: {
   );
 }
 
-function CaseView({ id, onArticle }: { id: string; onArticle: (ref: string, number: string) => void }) {
+export function CaseView({ id, onArticle }: { id: string; onArticle: (ref: string, number: string) => void }) {
   const [c, setC] = useState<CaseFull | null | undefined>(undefined);
   useEffect(() => {
     loadCase(id).then(setC);
@@ -242,7 +244,7 @@ function CaseView({ id, onArticle }: { id: string; onArticle: (ref: string, numb
         {c.verified ? <span className="badge verified">Verificat</span> : <span className="badge">Neverificat</span>}
         <Colleagues caseId={c.id} />
       </header>
-      <details className="solve">
+      <details className="solve" open={readDraft()?.caseId === c.id || undefined}>
         <summary>Rezolvă speța!</summary>
         <SolutionPanel key={c.id} caseId={c.id} aiOn={aiEnabled()} />
       </details>
