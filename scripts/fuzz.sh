@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Short fuzz runs (part of `make test`): the data API's query parser and SQL builder,
-# the realtime frame codec, and the auth hot path's token check against golang-jwt.
+# the realtime frame codec, and the JSON string escaper against encoding/json.
 # Budgets are execution counts (about 10 s each here), not durations: with a duration, Go 1.26's
 # fuzz coordinator can report a bare "context deadline exceeded" at the deadline without any
 # failing input (go.dev/issue/75804, fixed in Go 1.27). FUZZTIME=1m (or 1000000x) for longer runs.
@@ -11,4 +11,4 @@ fuzz() { # package target default-budget
 }
 fuzz ./server/internal/postgrest/ FuzzQueryToSQL 40000x
 fuzz ./server/internal/realtime/phoenix/ FuzzDecode 300000x
-fuzz ./server/internal/authn/ FuzzVerifySession 150000x
+fuzz ./server/internal/jsonx/ FuzzAppendString 150000x

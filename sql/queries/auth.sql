@@ -13,6 +13,13 @@ values ('00000000-0000-0000-0000-000000000000', gen_random_uuid(), 'authenticate
   sqlc.arg(app_meta), sqlc.arg(user_meta), now(), now(), false)
 returning *;
 
+-- name: UserCreateAnonymous :one
+-- An anonymous user (GoTrue's signInAnonymously): no e-mail, no password, no identity.
+insert into auth.users (instance_id, id, aud, role, raw_app_meta_data, raw_user_meta_data, created_at, updated_at, is_anonymous)
+values ('00000000-0000-0000-0000-000000000000', gen_random_uuid(), 'authenticated', 'authenticated',
+  '{}', sqlc.arg(user_meta), now(), now(), true)
+returning *;
+
 -- name: IdentityCreate :exec
 insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at)
 values (sqlc.arg(provider_id), sqlc.arg(user_id), sqlc.arg(identity_data), 'email', now(), now(), now());
@@ -164,7 +171,8 @@ delete from auth.flow_state where auth_code = $1 returning *;
 -- identities, which spares a sort node. factors_json is the user's MFA factors ('' for none).
 select k.n::int as request_index,
   u.id, u.email, u.email_confirmed_at, u.confirmed_at, u.confirmation_sent_at, u.recovery_sent_at,
-  u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data, u.created_at, u.updated_at,
+  u.email_change, u.email_change_sent_at, u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data,
+  u.created_at, u.updated_at, u.is_anonymous,
   i.id as identity_id, i.provider_id as identity_provider_id, i.identity_data, i.provider as identity_provider,
   i.last_sign_in_at as identity_last_sign_in_at, i.created_at as identity_created_at,
   i.updated_at as identity_updated_at, i.email as identity_email,
@@ -175,9 +183,11 @@ join auth.users u on u.id = s.user_id
 left join auth.identities i on i.user_id = u.id
 where u.deleted_at is null;
 
--- name: SessionStart :one
+-- name: SessionStart :many
 -- A sign-in in one atomic statement: the session, its first refresh token, how it was
--- authenticated (the amr claim) and the user's last_sign_in_at, returning the session id and the identities in GoTrue's shape.
+-- authenticated (the amr claim) and the user's last_sign_in_at, returning the session id
+-- with the user's identities, one row per identity (one row with null identity columns
+-- when it has none), in the columns SessionUserIdentitiesBatch reads them.
 with s as (
   insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip, refreshed_at)
   values (gen_random_uuid(), sqlc.arg(user_id), now(), now(), 'aal1', sqlc.arg(user_agent), sqlc.narg(ip)::inet, now())
@@ -190,15 +200,13 @@ with s as (
   select s.id, now(), now(), sqlc.arg(method) from s
 ), u as (
   update auth.users set last_sign_in_at = now(), updated_at = now() where id = (select user_id from s)
-  returning last_sign_in_at
+  returning last_sign_in_at, updated_at
 )
-select s.id, (select last_sign_in_at from u) as last_sign_in_at,
-  coalesce((select json_agg(json_build_object(
-    'identity_id', i.id, 'id', i.provider_id, 'user_id', i.user_id, 'identity_data', i.identity_data,
-    'provider', i.provider, 'last_sign_in_at', i.last_sign_in_at, 'created_at', i.created_at,
-    'updated_at', i.updated_at, 'email', i.email) order by i.created_at)
-  from auth.identities i where i.user_id = s.user_id), '[]')::text as identities_json
-from s;
+select s.id, (select last_sign_in_at from u) as last_sign_in_at, (select updated_at from u)::timestamptz as updated_at,
+  i.id as identity_id, i.provider_id as identity_provider_id, i.identity_data, i.provider as identity_provider,
+  i.last_sign_in_at as identity_last_sign_in_at, i.created_at as identity_created_at,
+  i.updated_at as identity_updated_at, i.email as identity_email
+from s left join auth.identities i on i.user_id = s.user_id;
 
 -- name: SessionAMR :many
 -- The session's authentication methods for the amr claim, the most recent first (GoTrue).

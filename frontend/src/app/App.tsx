@@ -23,6 +23,7 @@ const Generator = lazy(() => import('../features/generator/Generator'));
 const Review = lazy(() => import('../features/review/Review'));
 const Grile = lazy(() => import('../features/grile/GrilePage'));
 const Leaderboard = lazy(() => import('../features/leaderboard/components/LeaderboardPage'));
+const Trial = lazy(() => import('../features/trial/Trial'));
 
 function Loading() {
   return (
@@ -37,6 +38,8 @@ function Protected({ children }: { children: ReactNode }) {
   const { user, loading } = useAuth();
   if (loading) return <Loading />;
   if (!user) return <Navigate to="/login" replace />;
+  // A visitor trying a case (anonymous session) has no account pages.
+  if (user.is_anonymous) return <Navigate to="/try" replace />;
   return (
     <>
       <Header />
@@ -112,10 +115,25 @@ function AccountMenu({ name, isAdmin, onSignOut }: { name: string | null; isAdmi
   );
 }
 
+// The visitor's page ("Încearcă o speță"): an anonymous session only; with an account
+// the case is on the dashboard.
+function VisitorRoute() {
+  const { user, loading } = useAuth();
+  if (loading) return <Loading />;
+  if (!user) return <Navigate to="/login" replace />;
+  if (!user.is_anonymous) return <Navigate to="/dashboard" replace />;
+  return (
+    <Suspense fallback={<Loading />}>
+      <Trial />
+    </Suspense>
+  );
+}
+
 // Each route's own document title, so tabs and history tell pages apart.
 const TITLES: Record<string, string> = {
   '/login': 'Autentificare',
   '/signup': 'Creează cont',
+  '/try': 'Încearcă o speță',
   '/reset-password': 'Resetează parola',
   '/dashboard': 'Spețe',
   '/admin': 'Administrare',
@@ -146,6 +164,7 @@ export function App() {
           <Route path="/login" element={<LoginPage />} />
           <Route path="/signup" element={<SignupPage />} />
           <Route path="/reset-password" element={<ResetPasswordPage />} />
+          <Route path="/try" element={<VisitorRoute />} />
           <Route path="/dashboard" element={<Protected><Dashboard /></Protected>} />
           <Route path="/admin" element={<Protected><MfaGate><Admin /></MfaGate></Protected>} />
           <Route path="/reporting" element={<Protected><Reporting /></Protected>} />

@@ -109,9 +109,15 @@ func tooLarge(max int) *apiError {
 }
 
 func (s *Server) messages(w http.ResponseWriter, r *http.Request) error {
-	claims, err := s.d.Keys.Verify(authn.BearerToken(r))
-	if err != nil || claims.Role != authn.RoleAuthenticated || claims.Subject == "" {
+	id := s.d.Keys.Identify(r)
+	claims := id.Claims
+	if !id.Bearer || id.BearerErr != nil || claims.Role != authn.RoleAuthenticated || claims.Subject == "" {
 		return &apiError{401, "authentication_error", "Autentificarea este necesară pentru funcțiile AI."}
+	}
+	if claims.IsAnonymous {
+		// A visitor trying a case (signInAnonymously) reads it; the tutor and grading
+		// are for accounts, as RLS keeps every write for them.
+		return &apiError{403, "permission_error", "Creează un cont ca să folosești tutorele și evaluarea AI."}
 	}
 	if s.up == nil {
 		return &apiError{503, "api_error", "Funcțiile AI nu sunt configurate pe acest server: setați ANTHROPIC_API_KEY sau AI_PROVIDER=openai cu OPENAI_BASE_URL (vezi README)."}

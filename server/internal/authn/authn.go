@@ -1,16 +1,16 @@
-// Package authn turns the apikey header and the bearer token into verified Claims.
+// Package authn turns the apikey and the bearer token of a request into a verified
+// Identity (Identify, the one entry point of auth, the data API, realtime and the AI
+// gateway), and verifies the tokens realtime clients send in messages (Verify).
 //
 // Only HS256 is accepted: the algorithm list is fixed so that "alg":"none" or an
 // asymmetric-key confusion can never verify. No handlers and no database here.
 package authn
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -61,7 +61,7 @@ func (c *Claims) UserID() string {
 	return c.Subject
 }
 
-// Errors returned by Verify and FromRequest; callers map them to their wire shape.
+// Errors of Verify and Identify; each protocol maps them to its own wire shape.
 var (
 	ErrNoAPIKey     = errors.New("no API key found in request")
 	ErrInvalidKey   = errors.New("invalid API key")
@@ -74,14 +74,13 @@ type Keys struct {
 	secret     []byte
 	AnonKey    string
 	ServiceKey string
-	verifiers  sync.Pool // *verifier: keyed HMAC state for VerifySession
+	ids        identityCache // Identify's verified identities
 }
 
 // NewKeys derives the anon and service-role keys from the secret. They are
 // deterministic (fixed iat) so `casus keys` prints the same values every time.
 func NewKeys(secret []byte) (*Keys, error) {
 	k := &Keys{secret: secret}
-	k.initVerifiers()
 	issued := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	mk := func(role string) (string, error) {
 		c := jwt.MapClaims{"iss": "casus", "role": role, "iat": issued.Unix(), "exp": issued.AddDate(10, 0, 0).Unix()}
@@ -111,9 +110,11 @@ const leeway = 5 * time.Second
 
 var parser = jwt.NewParser(jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired(), jwt.WithLeeway(leeway))
 
-// Verify checks signature, algorithm and expiry and returns the claims.
+// Verify checks a token that did not come in a request's headers (realtime's join and
+// access_token messages) and returns its claims; a request is checked by Identify.
+// Signature, algorithm and expiry are checked; a token without a role is anon.
 func (k *Keys) Verify(token string) (*Claims, error) {
-	c, err := k.VerifyClaims(token)
+	c, err := k.verifyClaims(token)
 	if err != nil {
 		return nil, err
 	}
@@ -128,10 +129,8 @@ func (k *Keys) Verify(token string) (*Claims, error) {
 	return c, nil
 }
 
-// VerifyInto checks signature, algorithm and expiry like Verify, decoding the payload
-// into the caller's claims type: a hot path that needs two claims need not decode the
-// user's metadata.
-func (k *Keys) VerifyInto(token string, c jwt.Claims) error {
+// verifyInto checks signature, algorithm and expiry, decoding the payload into c.
+func (k *Keys) verifyInto(token string, c jwt.Claims) error {
 	if len(token) > MaxTokenBytes {
 		return ErrInvalidToken
 	}
@@ -145,11 +144,10 @@ func (k *Keys) VerifyInto(token string, c jwt.Claims) error {
 	return nil
 }
 
-// VerifyClaims is Verify without Raw (one parse instead of two), for callers that only
-// read the typed claims, such as GET /auth/v1/user.
-func (k *Keys) VerifyClaims(token string) (*Claims, error) {
+// verifyClaims is Verify without Raw.
+func (k *Keys) verifyClaims(token string) (*Claims, error) {
 	c := &Claims{}
-	if err := k.VerifyInto(token, c); err != nil {
+	if err := k.verifyInto(token, c); err != nil {
 		return nil, err
 	}
 	if c.Role == "" {
@@ -158,40 +156,13 @@ func (k *Keys) VerifyClaims(token string) (*Claims, error) {
 	return c, nil
 }
 
-// Request is what the apikey and Authorization headers say about a caller.
-type Request struct {
-	// APIKeyRole is the role of the project key in the apikey header.
-	APIKeyRole string
-	// Claims come from the bearer token when one is present, else from the apikey.
-	Claims *Claims
-	// HasUserToken is true when the bearer token is a user's session token.
-	HasUserToken bool
-}
-
-// FromRequest verifies the apikey header (required) and the optional bearer token.
-func (k *Keys) FromRequest(r *http.Request) (*Request, error) {
-	key := r.Header.Get("apikey")
-	if key == "" {
-		key = r.URL.Query().Get("apikey")
+// APIKey is the project key a request carries: the apikey header, else the apikey query
+// parameter (realtime-js sends it in the WebSocket URL, where a browser cannot set a header).
+func APIKey(r *http.Request) string {
+	if k := r.Header.Get("apikey"); k != "" {
+		return k
 	}
-	bearer := BearerToken(r)
-	if key == "" {
-		return nil, ErrNoAPIKey
-	}
-	keyClaims, err := k.Verify(key)
-	if err != nil {
-		return nil, ErrInvalidKey
-	}
-	out := &Request{APIKeyRole: keyClaims.Role, Claims: keyClaims}
-	if bearer != "" && bearer != key {
-		c, err := k.Verify(bearer)
-		if err != nil {
-			return out, err
-		}
-		out.Claims = c
-		out.HasUserToken = c.Subject != ""
-	}
-	return out, nil
+	return r.URL.Query().Get("apikey")
 }
 
 // BearerToken returns the token of an "Authorization: Bearer" header, or "".
@@ -201,17 +172,4 @@ func BearerToken(r *http.Request) string {
 		return strings.TrimSpace(h[7:])
 	}
 	return ""
-}
-
-type ctxKey struct{}
-
-// With stores the verified request identity in the context.
-func With(ctx context.Context, r *Request) context.Context {
-	return context.WithValue(ctx, ctxKey{}, r)
-}
-
-// From returns the identity stored by With, or nil.
-func From(ctx context.Context) *Request {
-	r, _ := ctx.Value(ctxKey{}).(*Request)
-	return r
 }

@@ -39,25 +39,54 @@ func TestVerifyRejectsForgedAndOtherAlgorithms(t *testing.T) {
 	}
 }
 
-func TestFromRequest(t *testing.T) {
+func TestIdentify(t *testing.T) {
 	k, _ := NewKeys(secret)
 	r := httptest.NewRequest("GET", "/rest/v1/cases", nil)
-	if _, err := k.FromRequest(r); err != ErrNoAPIKey {
-		t.Fatalf("no key: %v", err)
+	if id := k.Identify(r); id.Err() != ErrNoAPIKey || id.KeyErr != ErrNoAPIKey || id.Claims != nil {
+		t.Fatalf("no key: %+v", id)
 	}
 	r.Header.Set("apikey", "nonsense")
-	if _, err := k.FromRequest(r); err != ErrInvalidKey {
-		t.Fatalf("bad key: %v", err)
+	if id := k.Identify(r); id.Err() != ErrInvalidKey {
+		t.Fatalf("bad key: %+v", id)
 	}
 	r.Header.Set("apikey", k.AnonKey)
 	r.Header.Set("Authorization", "Bearer "+k.AnonKey)
-	got, err := k.FromRequest(r)
-	if err != nil || got.Claims.Role != RoleAnon || got.HasUserToken {
-		t.Fatalf("anon: %v %+v", err, got)
+	got := k.Identify(r)
+	if got.Err() != nil || got.Claims.Role != RoleAnon || got.KeyRole != RoleAnon || !got.Bearer || got.HasUserToken {
+		t.Fatalf("anon: %+v", got)
 	}
 	r.Header.Set("Authorization", "Bearer "+k.ServiceKey)
-	got, err = k.FromRequest(r)
-	if err != nil || got.Claims.Role != RoleServiceRole {
-		t.Fatalf("service: %v %+v", err, got)
+	got = k.Identify(r)
+	if got.Err() != nil || got.Claims.Role != RoleServiceRole || got.KeyRole != RoleAnon {
+		t.Fatalf("service: %+v", got)
+	}
+	// A bad bearer token is reported apart from a good apikey, whose role stays known.
+	r.Header.Set("Authorization", "Bearer a.b.c")
+	got = k.Identify(r)
+	if got.KeyErr != nil || got.KeyRole != RoleAnon || got.BearerErr != ErrInvalidToken || got.Err() != ErrInvalidToken {
+		t.Fatalf("bad bearer: %+v", got)
+	}
+	// The header is read before the query parameter, by every protocol.
+	q := httptest.NewRequest("GET", "/realtime/v1/websocket?apikey=nonsense", nil)
+	if got := k.Identify(q); got.KeyErr != ErrInvalidKey {
+		t.Fatalf("query key: %+v", got)
+	}
+	q.Header.Set("apikey", k.ServiceKey)
+	if got := k.Identify(q); got.KeyErr != nil || got.KeyRole != RoleServiceRole {
+		t.Fatalf("header before query: %+v", got)
+	}
+	// A bearer token alone (the AI gateway's requests) is verified and remembered too.
+	user := &Claims{Role: RoleAuthenticated}
+	user.Subject = "u9"
+	user.ExpiresAt = jwt.NewNumericDate(time.Now().Add(time.Hour))
+	tok, _ := k.Sign(user)
+	b := httptest.NewRequest("POST", "/ai/v1/messages", nil)
+	b.Header.Set("Authorization", "Bearer "+tok)
+	first := k.Identify(b)
+	if first.KeyErr != ErrNoAPIKey || first.BearerErr != nil || !first.HasUserToken || first.Claims.Subject != "u9" {
+		t.Fatalf("bearer only: %+v", first)
+	}
+	if again := k.Identify(b); again != first {
+		t.Fatal("a bearer-only identity was verified again")
 	}
 }

@@ -58,16 +58,26 @@ type Config struct {
 	SMTPHost, SMTPUser, SMTPPass, SMTPSender string
 	SMTPPort                                 int
 	MailerAutoconfirm                        bool
+	// Auth features off by default, as in GoTrue: anonymous sign-ins
+	// (ANONYMOUS_USERS_ENABLED; on by default with the study app), a reauthentication nonce for a password change in a
+	// session older than a day (SECURE_PASSWORD_CHANGE, GoTrue's
+	// SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION) and unlinking identities
+	// (MANUAL_LINKING_ENABLED, GoTrue's SECURITY_MANUAL_LINKING_ENABLED).
+	AnonymousUsersEnabled bool
+	SecurePasswordChange  bool
+	ManualLinkingEnabled  bool
 	// DevMailOutbox (DEV_MAIL_OUTBOX) serves the development outbox at /_dev/mail, to
 	// loopback clients only; never in production.
 	DevMailOutbox bool
 
 	// Rate limits, per hour unless said otherwise (GoTrue's GOTRUE_RATE_LIMIT_* in spirit).
-	RateLimitSignIn  int // RATE_LIMIT_SIGNIN per 5 minutes per IP
-	RateLimitEmail   int // RATE_LIMIT_EMAIL_SENT per hour per address
-	RateLimitVerify  int // RATE_LIMIT_VERIFY per 5 minutes per IP
-	RateLimitSignUp  int // RATE_LIMIT_SIGNUP per hour per IP
-	RateLimitEnabled bool
+	RateLimitSignIn int // RATE_LIMIT_SIGNIN per 5 minutes per IP
+	RateLimitEmail  int // RATE_LIMIT_EMAIL_SENT per hour per address
+	RateLimitVerify int // RATE_LIMIT_VERIFY per 5 minutes per IP
+	RateLimitSignUp int // RATE_LIMIT_SIGNUP per hour per IP
+	// RateLimitAnonymous (RATE_LIMIT_ANONYMOUS_USERS) anonymous sign-ins per hour per IP.
+	RateLimitAnonymous int
+	RateLimitEnabled   bool
 	// TrustedProxies (TRUSTED_PROXIES: comma-separated CIDRs or addresses) are the reverse
 	// proxies whose X-Forwarded-For is believed; with none, the socket peer is the client.
 	TrustedProxies []netip.Prefix
@@ -181,6 +191,7 @@ func Load() (*Config, error) {
 	c.RateLimitEmail = num("RATE_LIMIT_EMAIL_SENT", 30)
 	c.RateLimitVerify = num("RATE_LIMIT_VERIFY", 30)
 	c.RateLimitSignUp = num("RATE_LIMIT_SIGNUP", 30)
+	c.RateLimitAnonymous = num("RATE_LIMIT_ANONYMOUS_USERS", 30)
 	c.DBMaxRows = num("DB_MAX_ROWS", 1000)
 	c.StatementTimeout = time.Duration(num("DB_STATEMENT_TIMEOUT", 8000)) * time.Millisecond
 	c.MaxBodyBytes = int64(num("MAX_BODY_BYTES", 1<<20))
@@ -202,6 +213,11 @@ func Load() (*Config, error) {
 	c.RealtimeMaxPayloadKB = num("REALTIME_MAX_PAYLOAD_SIZE_KB", 256)
 	c.MailerAutoconfirm = envBool("MAILER_AUTOCONFIRM", false)
 	c.DevMailOutbox = envBool("DEV_MAIL_OUTBOX", false)
+	// The study app lets a visitor try a case before signing up, so it turns anonymous
+	// sign-ins on; the core alone keeps GoTrue's default (off).
+	c.AnonymousUsersEnabled = envBool("ANONYMOUS_USERS_ENABLED", c.App == "study")
+	c.SecurePasswordChange = envBool("SECURE_PASSWORD_CHANGE", false)
+	c.ManualLinkingEnabled = envBool("MANUAL_LINKING_ENABLED", false)
 	c.RateLimitEnabled = envBool("RATE_LIMIT_ENABLED", true)
 	c.DBSchemas = splitList(env("DB_SCHEMAS", "public"))
 	c.AdditionalRedirectURLs = splitList(os.Getenv("ADDITIONAL_REDIRECT_URLS"))

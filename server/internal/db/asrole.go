@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"casus/server/internal/authn"
+	"casus/server/internal/jsonx"
 )
 
 // Mode is the transaction access mode a request needs.
@@ -175,54 +175,9 @@ func appendJSONObject(dst []byte, m map[string]string) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendJSONString(dst, k)
+		dst = jsonx.AppendString(dst, k)
 		dst = append(dst, ':')
-		dst = appendJSONString(dst, m[k])
+		dst = jsonx.AppendString(dst, m[k])
 	}
 	return append(dst, '}')
-}
-
-// appendJSONString quotes s as a JSON string the way encoding/json does: quotes,
-// backslashes and control characters escaped (with its short forms), <, > and & as \u00XX,
-// and invalid UTF-8 replaced by U+FFFD, which PostgreSQL's text input accepts.
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				dst = append(dst, '\\', c)
-			case c == '\n':
-				dst = append(dst, '\\', 'n')
-			case c == '\r':
-				dst = append(dst, '\\', 'r')
-			case c == '\t':
-				dst = append(dst, '\\', 't')
-			case c == '\b':
-				dst = append(dst, '\\', 'b')
-			case c == '\f':
-				dst = append(dst, '\\', 'f')
-			case c < 0x20 || c == '<' || c == '>' || c == '&':
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			default:
-				dst = append(dst, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, `\u202`...)
-			dst = append(dst, hex[r&0xf])
-		default:
-			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(dst, '"')
 }

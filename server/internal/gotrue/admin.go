@@ -31,9 +31,6 @@ type adminUser struct {
 	BanDuration  string          `json:"ban_duration"`
 }
 
-// emailAppMetadata is the app_metadata of an account made with an e-mail address.
-const emailAppMetadata = `{"provider":"email","providers":["email"]}`
-
 // mergeObjects returns base with the keys of over set on it (both JSON objects); the
 // result is bounded like the metadata it is made from.
 func mergeObjects(base, over []byte) ([]byte, error) {
@@ -104,9 +101,13 @@ func (s *Server) adminList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]any, 0, len(users))
+	out := make([]userRow, 0, len(users))
 	for _, u := range users {
-		out = append(out, s.userJSON(ctx, s.q, u))
+		body, err := s.loadUser(ctx, s.q, u)
+		if err != nil {
+			return err
+		}
+		out = append(out, body)
 	}
 	w.Header().Set("X-Total-Count", strconv.FormatInt(total, 10))
 	httpx.WriteJSON(w, 200, map[string]any{"users": out, "aud": "authenticated"})
@@ -163,8 +164,7 @@ func (s *Server) adminCreate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, 200, s.userJSON(ctx, s.q, u))
-	return nil
+	return s.respondUser(ctx, w, u)
 }
 
 func (s *Server) pathUser(r *http.Request) (dbsqlc.AuthUser, error) {
@@ -184,8 +184,7 @@ func (s *Server) adminGet(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, 200, s.userJSON(r.Context(), s.q, u))
-	return nil
+	return s.respondUser(r.Context(), w, u)
 }
 
 func (s *Server) adminUpdate(w http.ResponseWriter, r *http.Request) error {
@@ -275,8 +274,7 @@ func (s *Server) adminUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, 200, s.userJSON(ctx, s.q, u))
-	return nil
+	return s.respondUser(ctx, w, u)
 }
 
 func (s *Server) adminDelete(w http.ResponseWriter, r *http.Request) error {

@@ -54,6 +54,8 @@ var (
 	errNoAPIKey           = errf(401, "no_api_key", "No API key found in request")
 	errBadAPIKey          = errf(401, "invalid_api_key", "Invalid API key")
 	errEmailChange        = errf(422, "email_change_not_supported", "Changing the e-mail address is not supported; contact an administrator")
+	errAnonymousDisabled  = errf(422, "anonymous_provider_disabled", "Anonymous sign-ins are disabled")
+	errPhoneDisabled      = errf(400, "phone_provider_disabled", "Phone signups are disabled")
 	errPathNotFound       = errf(404, "not_found", "404 page not found")
 	errOverRequest        = errf(429, "over_request_rate_limit", "Request rate limit reached")
 	errOverEmail          = errf(429, "over_email_send_rate_limit", "Email rate limit exceeded")

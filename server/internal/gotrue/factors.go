@@ -140,7 +140,7 @@ func (s *Server) enrollFactor(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return errf(500, "unexpected_failure", "Error generating QR Code")
 	}
-	id, _ := parseUUID(fakeUUID())
+	id := fakeUUID()
 	var name *string
 	if p.FriendlyName != "" {
 		name = &p.FriendlyName
@@ -261,7 +261,7 @@ func (s *Server) verifyFactor(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return errTOTPInvalid
 	}
-	var out map[string]any
+	var out *tokenResponse
 	err = pgx.BeginFunc(ctx, s.d.Owner, func(tx pgx.Tx) error {
 		q := s.q.WithTx(tx)
 		// A challenge is good for one verification: the second of two racing requests
@@ -306,10 +306,12 @@ func (s *Server) verifyFactor(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		if out, err = s.tokenResponse(fresh, sid, next, amr, s.identities(ctx, q, fresh)); err != nil {
+		body, err := s.loadUser(ctx, q, fresh) // with its factors
+		if err != nil {
 			return err
 		}
-		return attachFactors(ctx, q, out, fresh.ID)
+		out, err = s.tokenResponse(body, sid, next, amr)
+		return err
 	})
 	if err != nil {
 		return err
@@ -354,16 +356,15 @@ func (s *Server) unenrollFactor(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// attachFactors adds the user's factors to the "user" of a token response (GoTrue lists
-// them there; supabase-js's getAuthenticatorAssuranceLevel reads them from the session).
-func attachFactors(ctx context.Context, q *dbsqlc.Queries, out map[string]any, uid pgtype.UUID) error {
-	f, err := q.FactorsJSON(ctx, uid)
+// withFactors adds the user's factors to a user object (GoTrue lists them there;
+// supabase-js's getAuthenticatorAssuranceLevel reads them from the session's user).
+func withFactors(ctx context.Context, q *dbsqlc.Queries, u *userRow) error {
+	f, err := q.FactorsJSON(ctx, u.ID)
 	if err != nil {
 		return err
 	}
-	if body, ok := out["user"].(userBody); ok && f != "" {
-		body.Factors = []byte(f)
-		out["user"] = body
+	if f != "" {
+		u.Factors = []byte(f)
 	}
 	return nil
 }

@@ -267,7 +267,8 @@ func TestBadInput(t *testing.T) {
 	e := start(t, func(c *config.Config) { c.MaxBodyBytes = 2048 })
 	e.expectErr(e.do("POST", "/auth/v1/signup", "{not json", ""), 400, "bad_json")
 	e.expectErr(e.do("POST", "/auth/v1/signup", `{"email": 5, "password": "secret1"}`, ""), 400, "bad_json")
-	e.expectErr(e.do("POST", "/auth/v1/signup", map[string]any{"password": "secret1"}, ""), 400, "validation_failed")
+	// Neither an e-mail nor a phone number is an anonymous sign-in in GoTrue (off here).
+	e.expectErr(e.do("POST", "/auth/v1/signup", map[string]any{"password": "secret1"}, ""), 422, "anonymous_provider_disabled")
 	e.expectErr(e.do("POST", "/auth/v1/signup", map[string]any{"email": "nu-e-email", "password": "secret1"}, ""), 400, "validation_failed")
 	e.expectErr(e.do("POST", "/auth/v1/signup", map[string]any{"email": "a@b.ro"}, ""), 400, "validation_failed")
 	r := e.do("POST", "/auth/v1/signup", map[string]any{"email": "a@b.ro", "password": "12345"}, "")

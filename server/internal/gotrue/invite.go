@@ -52,12 +52,24 @@ func (p *generateLinkParams) validate() (linkKind, error) {
 // generateLinkResponse is GoTrue's answer: the user object with the link's properties
 // beside its fields, which supabase-js splits into data.user and data.properties.
 type generateLinkResponse struct {
-	userBody
-	ActionLink       string `json:"action_link"`
-	EmailOTP         string `json:"email_otp"`
-	HashedToken      string `json:"hashed_token"`
-	VerificationType string `json:"verification_type"`
-	RedirectTo       string `json:"redirect_to"`
+	User             userRow `json:"-"`
+	ActionLink       string  `json:"action_link"`
+	EmailOTP         string  `json:"email_otp"`
+	HashedToken      string  `json:"hashed_token"`
+	VerificationType string  `json:"verification_type"`
+	RedirectTo       string  `json:"redirect_to"`
+}
+
+// MarshalJSON writes the user object's fields, then the link's.
+func (g generateLinkResponse) MarshalJSON() ([]byte, error) {
+	type props generateLinkResponse // without this method
+	p, err := json.Marshal(props(g))
+	if err != nil {
+		return nil, err
+	}
+	b := appendUser(nil, &g.User)
+	b = append(b[:len(b)-1], ',')
+	return append(b, p[1:]...), nil
 }
 
 // adminGenerateLink makes a sign-up, invite, magic-link or recovery link without mailing
@@ -142,8 +154,12 @@ func (s *Server) adminGenerateLink(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
+	user, err := s.loadUser(ctx, s.q, u)
+	if err != nil {
+		return err
+	}
 	httpx.WriteJSON(w, 200, generateLinkResponse{
-		userBody: s.userJSON(ctx, s.q, u), ActionLink: s.actionLink(token, p.Type, redirect),
+		User: user, ActionLink: s.actionLink(token, p.Type, redirect),
 		EmailOTP: token, HashedToken: token, VerificationType: p.Type, RedirectTo: redirect,
 	})
 	return nil
@@ -172,8 +188,12 @@ func (s *Server) generateEmailChangeLink(w http.ResponseWriter, r *http.Request,
 	if err != nil {
 		return err
 	}
+	user, err := s.loadUser(ctx, s.q, u)
+	if err != nil {
+		return err
+	}
 	httpx.WriteJSON(w, 200, generateLinkResponse{
-		userBody: s.userJSON(ctx, s.q, u), ActionLink: s.actionLink(token, "email_change", redirect),
+		User: user, ActionLink: s.actionLink(token, "email_change", redirect),
 		EmailOTP: token, HashedToken: token, VerificationType: p.Type, RedirectTo: redirect,
 	})
 	return nil
@@ -215,8 +235,7 @@ func (s *Server) invite(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	u.ConfirmationSentAt = now()
-	httpx.WriteJSON(w, 200, s.userJSON(ctx, s.q, u))
-	return nil
+	return s.respondUser(ctx, w, u)
 }
 
 // inviteUser returns the unconfirmed account of the address, creating it when there is

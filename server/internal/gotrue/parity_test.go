@@ -195,7 +195,7 @@ func TestUnknownAuthPathIsJSON404(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := start(t, func(c *config.Config) { c.FrontendDir = dir })
-	for _, p := range []string{"/auth/v1/nope", "/auth/v1/admin/nope", "/auth/v1/", "/auth/v1/user/identities/x"} {
+	for _, p := range []string{"/auth/v1/nope", "/auth/v1/admin/nope", "/auth/v1/", "/auth/v1/user/nope/x"} {
 		for _, m := range []string{"GET", "POST"} {
 			r := e.do(m, p, nil, "")
 			e.expectErr(r, 404, "not_found")
@@ -205,7 +205,7 @@ func TestUnknownAuthPathIsJSON404(t *testing.T) {
 		}
 	}
 	// A known path asked with another method is a 405, not a 404.
-	for _, mp := range [][2]string{{"DELETE", "/auth/v1/user"}, {"GET", "/auth/v1/signup"}, {"PATCH", "/auth/v1/admin/users/x"}} {
+	for _, mp := range [][2]string{{"DELETE", "/auth/v1/user"}, {"GET", "/auth/v1/signup"}, {"PATCH", "/auth/v1/admin/users/x"}, {"GET", "/auth/v1/user/identities/x"}} {
 		if r := e.do(mp[0], mp[1], nil, ""); r.status != 405 {
 			t.Fatalf("%s %s: %d %v", mp[0], mp[1], r.status, r.body)
 		}

@@ -77,11 +77,14 @@ func (s *Server) Routes(mux *http.ServeMux) {
 	}
 	mux.Handle("GET /auth/v1/health", h(s.health))
 	mux.Handle("GET /auth/v1/settings", h(s.settings))
-	mux.Handle("POST /auth/v1/signup", h(s.limit("signup", s.signup)))
+	mux.Handle("POST /auth/v1/signup", h(s.signup)) // limited per IP once the body tells which sign-up
+
 	mux.Handle("POST /auth/v1/token", h(s.token))
 	mux.Handle("POST /auth/v1/logout", h(s.logout))
 	mux.Handle("GET /auth/v1/user", h(s.getUser))
 	mux.Handle("PUT /auth/v1/user", h(s.putUser))
+	mux.Handle("GET /auth/v1/reauthenticate", h(s.reauthenticate))
+	mux.Handle("DELETE /auth/v1/user/identities/{id}", h(s.unlinkIdentity))
 	mux.Handle("POST /auth/v1/recover", h(s.limit("recover", s.recover)))
 	mux.Handle("GET /auth/v1/verify", httpx.Handle(s.d.Log, s.limit("verify", s.verifyGet))) // a link from a mail: no apikey
 	mux.Handle("POST /auth/v1/verify", h(s.limit("verify", s.verifyPost)))
@@ -121,58 +124,33 @@ func (s *Server) Routes(mux *http.ServeMux) {
 	}
 }
 
-type ctxKey struct{}
-
 // withAPIKey requires a valid anon or service-role key, as Supabase's gateway does.
 func (s *Server) withAPIKey(next httpx.HandlerFunc) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		key := r.Header.Get("apikey")
-		if key == "" {
-			key = r.URL.Query().Get("apikey")
-		}
-		if key == "" {
+		id := s.d.Keys.Identify(r)
+		switch {
+		case id.KeyErr == authn.ErrNoAPIKey:
 			return errNoAPIKey
-		}
-		role, ok := s.apiKeyRole(key)
-		if !ok {
+		case id.KeyErr != nil, id.KeyRole != authn.RoleAnon && id.KeyRole != authn.RoleServiceRole:
 			return errBadAPIKey
 		}
 		w.Header().Set("X-Supabase-Api-Version", "2024-01-01")
 		r.Body = http.MaxBytesReader(w, r.Body, s.d.Config.MaxBodyBytes)
-		return next(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, role)))
+		return next(w, r)
 	}
-}
-
-// apiKeyRole is the role of a project key. The two keys this server issued are compared
-// as strings first (every request carries one; parsing it each time is wasted work);
-// any other HS256 token with the anon or service role is accepted as Supabase does.
-func (s *Server) apiKeyRole(key string) (string, bool) {
-	switch key {
-	case s.d.Keys.AnonKey:
-		return authn.RoleAnon, true
-	case s.d.Keys.ServiceKey:
-		return authn.RoleServiceRole, true
-	}
-	c, err := s.d.Keys.VerifyClaims(key)
-	if err != nil || (c.Role != authn.RoleAnon && c.Role != authn.RoleServiceRole) {
-		return "", false
-	}
-	return c.Role, true
 }
 
 // admin requires a bearer token whose role is one of JWT_ADMIN_ROLES (default
 // service_role and supabase_admin, as GoTrue); supabase-js sends the service-role key.
 func (s *Server) admin(next httpx.HandlerFunc) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		tok := authn.BearerToken(r)
-		if tok == "" {
+		id := s.d.Keys.Identify(r)
+		switch {
+		case !id.Bearer:
 			return errNoAuth
-		}
-		c, err := s.d.Keys.Verify(tok)
-		if err != nil {
+		case id.BearerErr != nil:
 			return errBadJWT
-		}
-		if !slices.Contains(s.d.Config.AdminRoles(), c.Role) {
+		case !slices.Contains(s.d.Config.AdminRoles(), id.Claims.Role):
 			return errNotAdmin
 		}
 		return next(w, r)
@@ -205,7 +183,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) settings(w http.ResponseWriter, r *http.Request) error {
 	httpx.WriteJSON(w, 200, map[string]any{
-		"external":           map[string]bool{"email": true, "phone": false, "anonymous_users": false},
+		"external":           map[string]bool{"email": true, "phone": false, "anonymous_users": s.d.Config.AnonymousUsersEnabled},
 		"disable_signup":     false,
 		"mailer_autoconfirm": s.d.Config.MailerAutoconfirm,
 		"phone_autoconfirm":  false,
@@ -286,21 +264,28 @@ func (l *limiter) exhausted(key string) bool {
 // limit applies the per-IP limit of an endpoint family.
 func (s *Server) limit(family string, next httpx.HandlerFunc) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		c := s.d.Config
-		n, per := c.RateLimitVerify, 5*time.Minute
-		switch family {
-		case "signup":
-			n, per = c.RateLimitSignUp, time.Hour
-		case "signin":
-			n, per = c.RateLimitSignIn, 5*time.Minute
-		case "recover", "otp":
-			n, per = c.RateLimitEmail, time.Hour
-		}
-		if !s.limits.allow(family+"|"+httpx.ClientIP(r, s.d.Config.TrustedProxies), n, per) {
+		if !s.allowIP(family, r) {
 			return errOverRequest
 		}
 		return next(w, r)
 	}
+}
+
+// allowIP takes one request from the caller's bucket of an endpoint family.
+func (s *Server) allowIP(family string, r *http.Request) bool {
+	c := s.d.Config
+	n, per := c.RateLimitVerify, 5*time.Minute
+	switch family {
+	case "signup":
+		n, per = c.RateLimitSignUp, time.Hour
+	case "anonymous":
+		n, per = c.RateLimitAnonymous, time.Hour
+	case "signin":
+		n, per = c.RateLimitSignIn, 5*time.Minute
+	case "recover", "otp":
+		n, per = c.RateLimitEmail, time.Hour
+	}
+	return s.limits.allow(family+"|"+httpx.ClientIP(r, c.TrustedProxies), n, per)
 }
 
 // allowEmail applies the per-address limit on mails sent.

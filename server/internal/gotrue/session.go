@@ -1,7 +1,6 @@
 package gotrue
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -21,77 +20,39 @@ import (
 	"casus/server/internal/httpx"
 )
 
-// userJSON is GoTrue's user object; q is the pool or the caller's transaction (taking a
-// second connection inside a transaction would deadlock a busy pool).
-func (s *Server) userJSON(ctx context.Context, q *dbsqlc.Queries, u dbsqlc.AuthUser) userBody {
-	body := userObject(u, s.identities(ctx, q, u))
-	if f, err := q.FactorsJSON(ctx, u.ID); err == nil && f != "" {
-		body.Factors = []byte(f)
+// loadUser reads the user object of a user id; q is the pool or the caller's
+// transaction (taking a second connection inside a transaction would deadlock a busy pool).
+func (s *Server) loadUser(ctx context.Context, q *dbsqlc.Queries, u dbsqlc.AuthUser) (userRow, error) {
+	ids, err := q.IdentitiesByUser(ctx, u.ID)
+	if err != nil {
+		return userRow{}, err
 	}
-	return body
+	row := userFromRow(u, ids)
+	return row, withFactors(ctx, q, &row)
 }
 
-// identities lists the user's identities in GoTrue's shape.
-func (s *Server) identities(ctx context.Context, q *dbsqlc.Queries, u dbsqlc.AuthUser) []any {
-	identities := []any{}
-	if ids, err := q.IdentitiesByUser(ctx, u.ID); err == nil {
-		for _, i := range ids {
-			var data map[string]any
-			_ = json.Unmarshal(i.IdentityData, &data)
-			identities = append(identities, map[string]any{
-				"identity_id": uuidString(i.ID), "id": i.ProviderID, "user_id": uuidString(u.ID), "identity_data": data,
-				"provider": i.Provider, "last_sign_in_at": ts(i.LastSignInAt), "created_at": ts(i.CreatedAt),
-				"updated_at": ts(i.UpdatedAt), "email": deref(i.Email),
-			})
-		}
+// respondUser answers the user object of u.
+func (s *Server) respondUser(ctx context.Context, w http.ResponseWriter, u dbsqlc.AuthUser) error {
+	body, err := s.loadUser(ctx, s.q, u)
+	if err != nil {
+		return err
 	}
-	return identities
+	writeUser(w, &body)
+	return nil
 }
 
-// userBody is GoTrue's user object. Metadata is passed through as the stored JSON.
-type userBody struct {
-	ID                 string          `json:"id"`
-	Aud                string          `json:"aud"`
-	Role               string          `json:"role"`
-	Email              string          `json:"email"`
-	Phone              string          `json:"phone"`
-	EmailConfirmedAt   any             `json:"email_confirmed_at"`
-	ConfirmedAt        any             `json:"confirmed_at"`
-	ConfirmationSentAt any             `json:"confirmation_sent_at"`
-	RecoverySentAt     any             `json:"recovery_sent_at"`
-	LastSignInAt       any             `json:"last_sign_in_at"`
-	AppMetadata        json.RawMessage `json:"app_metadata"`
-	UserMetadata       json.RawMessage `json:"user_metadata"`
-	Factors            json.RawMessage `json:"factors,omitempty"` // MFA factors (factors.go), omitted when none
-	Identities         any             `json:"identities"`
-	CreatedAt          any             `json:"created_at"`
-	UpdatedAt          any             `json:"updated_at"`
-	IsAnonymous        bool            `json:"is_anonymous"`
-}
-
-// userObject assembles the user JSON from the row and its identities.
-func userObject(u dbsqlc.AuthUser, identities any) userBody {
-	return userBody{
-		ID: uuidString(u.ID), Aud: "authenticated", Role: "authenticated", Email: deref(u.Email),
-		EmailConfirmedAt: ts(u.EmailConfirmedAt), ConfirmedAt: ts(u.ConfirmedAt),
-		ConfirmationSentAt: ts(u.ConfirmationSentAt), RecoverySentAt: ts(u.RecoverySentAt),
-		LastSignInAt: ts(u.LastSignInAt), AppMetadata: jsonObject(u.RawAppMetaData),
-		UserMetadata: jsonObject(u.RawUserMetaData), Identities: identities,
-		CreatedAt: ts(u.CreatedAt), UpdatedAt: ts(u.UpdatedAt),
-	}
-}
-
-// jsonObject passes stored JSON through, with {} for a missing or non-object value.
-func jsonObject(b []byte) json.RawMessage {
-	t := bytes.TrimSpace(b)
-	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
-		return json.RawMessage("{}")
-	}
-	return json.RawMessage(t)
+// tokenResponse is GoTrue's answer to a sign-in, a refresh and a verified link.
+type tokenResponse struct {
+	AccessToken  string  `json:"access_token"`
+	TokenType    string  `json:"token_type"`
+	ExpiresIn    int     `json:"expires_in"`
+	ExpiresAt    int64   `json:"expires_at"`
+	RefreshToken string  `json:"refresh_token"`
+	User         userRow `json:"user"`
 }
 
 // issueSession starts a session and returns GoTrue's token response.
-func (s *Server) issueSession(ctx context.Context, r *http.Request, u dbsqlc.AuthUser, method string) (map[string]any, error) {
+func (s *Server) issueSession(ctx context.Context, r *http.Request, u dbsqlc.AuthUser, method string) (*tokenResponse, error) {
 	ua := r.UserAgent()
 	var ip *netip.Addr
 	if a, err := netip.ParseAddr(httpx.ClientIP(r, s.d.Config.TrustedProxies)); err == nil {
@@ -99,17 +60,29 @@ func (s *Server) issueSession(ctx context.Context, r *http.Request, u dbsqlc.Aut
 	}
 	// One statement, one round trip: sign-in throughput should be bound by bcrypt alone.
 	refresh := randomToken(16)
-	row, err := s.q.SessionStart(ctx, dbsqlc.SessionStartParams{UserID: u.ID, UserAgent: &ua, Ip: ip, Token: &refresh, Method: method})
+	rows, err := s.q.SessionStart(ctx, dbsqlc.SessionStartParams{UserID: u.ID, UserAgent: &ua, Ip: ip, Token: &refresh, Method: method})
+	if err == nil && len(rows) == 0 {
+		err = pgx.ErrNoRows
+	}
 	if err != nil {
 		return nil, err
 	}
-	u.LastSignInAt = row.LastSignInAt
+	row := rows[0]
+	u.LastSignInAt, u.UpdatedAt = row.LastSignInAt, row.UpdatedAt
+	user := userFromRow(u, nil)
+	for _, r := range rows {
+		if r.IdentityID.Valid {
+			user.Identities = append(user.Identities, identityRow{ID: r.IdentityID, ProviderID: deref(r.IdentityProviderID),
+				UserID: u.ID, Data: r.IdentityData, Provider: deref(r.IdentityProvider), LastSignInAt: r.IdentityLastSignInAt,
+				CreatedAt: r.IdentityCreatedAt, UpdatedAt: r.IdentityUpdatedAt, Email: deref(r.IdentityEmail)})
+		}
+	}
+	sortIdentities(user.Identities)
+	if err := withFactors(ctx, s.q, &user); err != nil { // MFA (factors.go)
+		return nil, err
+	}
 	amr := []authn.AMREntry{{Method: method, Timestamp: row.LastSignInAt.Time.Unix()}}
-	out, err := s.tokenResponse(u, row.ID, refresh, amr, json.RawMessage(row.IdentitiesJson))
-	if err != nil {
-		return nil, err
-	}
-	return out, attachFactors(ctx, s.q, out, u.ID)
+	return s.tokenResponse(user, row.ID, refresh, amr)
 }
 
 // Authentication methods of the amr claim, GoTrue's names: a password sign-in (and a
@@ -117,6 +90,7 @@ func (s *Server) issueSession(ctx context.Context, r *http.Request, u dbsqlc.Aut
 // and the methods a PKCE flow records, which its code exchange reports.
 const (
 	amrPassword    = "password"
+	amrAnonymous   = "anonymous"
 	amrOTP         = "otp"
 	amrEmailSignup = "email/signup"
 	amrRecovery    = "recovery"
@@ -140,15 +114,15 @@ func sessionAMR(ctx context.Context, q *dbsqlc.Queries, sid pgtype.UUID) ([]auth
 }
 
 // tokenResponse signs an access token for the session and builds the response body.
-func (s *Server) tokenResponse(u dbsqlc.AuthUser, sid pgtype.UUID, refresh string, amr []authn.AMREntry, identities any) (map[string]any, error) {
+func (s *Server) tokenResponse(u userRow, sid pgtype.UUID, refresh string, amr []authn.AMREntry) (*tokenResponse, error) {
 	now := time.Now()
 	exp := now.Add(s.d.Config.JWTExpiry)
 	var appMeta, userMeta map[string]any
-	_ = json.Unmarshal(u.RawAppMetaData, &appMeta)
-	_ = json.Unmarshal(u.RawUserMetaData, &userMeta)
+	_ = json.Unmarshal(u.AppMetadata, &appMeta)
+	_ = json.Unmarshal(u.UserMetadata, &userMeta)
 	c := &authn.Claims{
-		Role: authn.RoleAuthenticated, Email: deref(u.Email), SessionID: uuidString(sid),
-		AppMetadata: appMeta, UserMetadata: userMeta, AAL: aalOf(amr), AMR: amr,
+		Role: authn.RoleAuthenticated, Email: u.Email, SessionID: uuidString(sid),
+		AppMetadata: appMeta, UserMetadata: userMeta, AAL: aalOf(amr), AMR: amr, IsAnonymous: u.IsAnonymous,
 	}
 	c.Subject = uuidString(u.ID)
 	c.Audience = jwt.ClaimStrings{authn.RoleAuthenticated}
@@ -159,30 +133,25 @@ func (s *Server) tokenResponse(u dbsqlc.AuthUser, sid pgtype.UUID, refresh strin
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{
-		"access_token": tok, "token_type": "bearer", "expires_in": int(s.d.Config.JWTExpiry.Seconds()),
-		"expires_at": exp.Unix(), "refresh_token": refresh, "user": userObject(u, identities),
-	}, nil
+	return &tokenResponse{AccessToken: tok, TokenType: "bearer", ExpiresIn: int(s.d.Config.JWTExpiry.Seconds()),
+		ExpiresAt: exp.Unix(), RefreshToken: refresh, User: u}, nil
 }
 
-// verifyUserToken checks the bearer token of a user request and returns its user and
-// session ids. authn.VerifySession decodes only the claims needed here (not the metadata
-// a token carries), which keeps GET /user cheap.
-func (s *Server) verifyUserToken(r *http.Request) (pgtype.UUID, pgtype.UUID, error) {
-	tok := authn.BearerToken(r)
-	if tok == "" {
+// userToken checks the bearer token of a user request (through authn.Identify, which
+// has verified it already for the apikey check) and returns its user and session ids.
+func (s *Server) userToken(r *http.Request) (pgtype.UUID, pgtype.UUID, error) {
+	id := s.d.Keys.Identify(r)
+	switch {
+	case !id.Bearer:
 		return pgtype.UUID{}, pgtype.UUID{}, errNoAuth
-	}
-	c, err := s.d.Keys.VerifySession(tok)
-	if err != nil {
-		if errors.Is(err, authn.ErrExpiredToken) {
-			return pgtype.UUID{}, pgtype.UUID{}, errExpiredJWT
-		}
+	case errors.Is(id.BearerErr, authn.ErrExpiredToken):
+		return pgtype.UUID{}, pgtype.UUID{}, errExpiredJWT
+	case id.BearerErr != nil:
 		return pgtype.UUID{}, pgtype.UUID{}, errBadJWT
 	}
-	uid, err1 := parseUUID(c.Subject)
-	sid, err2 := parseUUID(c.SessionID)
-	if err1 != nil || err2 != nil || c.Role != authn.RoleAuthenticated {
+	uid, err1 := parseUUID(id.Claims.Subject)
+	sid, err2 := parseUUID(id.Claims.SessionID)
+	if err1 != nil || err2 != nil || id.Claims.Role != authn.RoleAuthenticated {
 		return pgtype.UUID{}, pgtype.UUID{}, errBadJWT
 	}
 	return uid, sid, nil
@@ -191,7 +160,7 @@ func (s *Server) verifyUserToken(r *http.Request) (pgtype.UUID, pgtype.UUID, err
 // currentUser verifies the bearer token and loads its user through its live session; it
 // returns the session id too.
 func (s *Server) currentUser(r *http.Request) (dbsqlc.AuthUser, pgtype.UUID, error) {
-	uid, sid, err := s.verifyUserToken(r)
+	uid, sid, err := s.userToken(r)
 	if err != nil {
 		return dbsqlc.AuthUser{}, sid, err
 	}

@@ -204,18 +204,6 @@ func AccessLog(log *slog.Logger) func(http.Handler) http.Handler {
 	}
 }
 
-// LimitBody caps request bodies; handlers see *http.MaxBytesError when exceeded.
-func LimitBody(n int64) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Body != nil {
-				r.Body = http.MaxBytesReader(w, r.Body, n)
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
-}
-
 // ClientIP is the caller's address for rate limits and session records. The socket peer
 // is the client unless it is one of the trusted proxies; then X-Forwarded-For is read from
 // the right (each proxy appends the address it saw) and the right-most hop that is not a

@@ -25,6 +25,9 @@ const (
 	Recovery     Kind = "recovery"
 	MagicLink    Kind = "magiclink"
 	Invite       Kind = "invite"
+	EmailChange  Kind = "email_change"
+	// Reauthentication carries a code to type, not a link (ComposeCode).
+	Reauthentication Kind = "reauthentication"
 )
 
 // Message is one mail as sent.
@@ -33,7 +36,8 @@ type Message struct {
 	Subject string    `json:"subject"`
 	Text    string    `json:"text"`
 	HTML    string    `json:"html"`
-	Link    string    `json:"link"`
+	Link    string    `json:"link,omitempty"`
+	Code    string    `json:"code,omitempty"`
 	SentAt  time.Time `json:"sent_at"`
 }
 
@@ -43,6 +47,7 @@ var templates = map[Kind]template_{
 	Confirmation: {"Confirmă-ți adresa de email — Casus", "Bine ai venit pe Casus! Confirmă-ți adresa de email ca să îți activezi contul.", "Confirmă adresa de email"},
 	Recovery:     {"Resetează-ți parola — Casus", "Am primit o cerere de resetare a parolei contului tău Casus. Dacă nu tu ai cerut-o, ignoră acest mesaj.", "Setează o parolă nouă"},
 	Invite:       {"Ai fost invitat pe Casus", "Ai primit o invitație să îți creezi un cont pe Casus. Urmează linkul de mai jos ca să accepți invitația.", "Acceptă invitația"},
+	EmailChange:  {"Confirmă adresa de email — Casus", "Ai cerut să folosești această adresă de email pentru contul tău Casus. Confirm-o ca să o poți folosi la autentificare.", "Confirmă adresa de email"},
 	MagicLink:    {"Linkul tău de autentificare — Casus", "Folosește linkul de mai jos ca să intri în contul tău Casus. Linkul poate fi folosit o singură dată.", "Intră în cont"},
 }
 
@@ -58,6 +63,22 @@ func Compose(kind Kind, to, link string) Message {
 	text := t.intro + "\n\n" + t.action + ": " + link + "\n\nEchipa Casus\n"
 	return Message{To: to, Subject: t.subject, Text: text, HTML: h.String(), Link: link, SentAt: time.Now()}
 }
+
+// ComposeCode builds the mail of a code the user types (reauthentication).
+func ComposeCode(kind Kind, to, code string) Message {
+	t := codeTemplates[kind]
+	var h bytes.Buffer
+	_ = codeBody.Execute(&h, map[string]string{"Intro": t.intro, "Code": code, "Action": t.action})
+	text := t.intro + "\n\n" + t.action + ": " + code + "\n\nEchipa Casus\n"
+	return Message{To: to, Subject: t.subject, Text: text, HTML: h.String(), Code: code, SentAt: time.Now()}
+}
+
+var codeTemplates = map[Kind]template_{
+	Reauthentication: {"Codul tău de confirmare — Casus", "Ai cerut să schimbi parola contului tău Casus. Introdu codul de mai jos ca să confirmi că ești tu. Dacă nu tu ai cerut-o, ignoră acest mesaj.", "Codul de confirmare"},
+}
+
+var codeBody = template.Must(template.New("code").Parse(`<!doctype html><html lang="ro"><body style="font-family:system-ui,sans-serif;color:#1f2933">
+<h2>Casus</h2><p>{{.Intro}}</p><p>{{.Action}}: <b style="font-size:20px;letter-spacing:2px">{{.Code}}</b></p></body></html>`))
 
 // Sender delivers mails.
 type Sender interface {

@@ -28,7 +28,6 @@ import (
 type Server struct {
 	d      deps.Deps
 	cache  cache
-	ids    authn.IdentityCache
 	cancel context.CancelFunc
 }
 
@@ -90,7 +89,7 @@ func (s *Server) Routes(mux *http.ServeMux) {
 type request struct {
 	w      http.ResponseWriter
 	r      *http.Request
-	id     *authn.Request
+	id     *authn.Identity
 	schema string
 	q      *Query
 	prefer map[string]string
@@ -139,8 +138,8 @@ func (rq *request) release() {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) error {
-	id, err := s.ids.FromRequest(s.d.Keys, r)
-	switch {
+	id := s.d.Keys.Identify(r)
+	switch err := id.Err(); {
 	case errors.Is(err, authn.ErrNoAPIKey):
 		return &Error{Status: 401, Code: "PGRST301", Message: "No API key found in request", Hint: "No `apikey` request header or url param was found."}
 	case errors.Is(err, authn.ErrInvalidKey):
@@ -152,6 +151,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) error {
 	}
 	rq := &request{w: w, r: r, id: id}
 	defer rq.release()
+	var err error
 	var invalid []string
 	rq.prefer, invalid = parsePrefer(r.Header.Values("Prefer"))
 	if rq.prefer["handling"] == "strict" && len(invalid) > 0 {

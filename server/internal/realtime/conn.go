@@ -39,13 +39,9 @@ type conn struct {
 	hangupOnce sync.Once
 }
 
-// serveWS verifies the apikey (query parameter, as realtime-js sends it) and upgrades.
+// serveWS verifies the apikey (realtime-js sends it as a query parameter) and upgrades.
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
-	key := r.URL.Query().Get("apikey")
-	if key == "" {
-		key = r.Header.Get("apikey")
-	}
-	if _, err := s.d.Keys.Verify(key); err != nil {
+	if s.d.Keys.Identify(r).KeyErr != nil {
 		http.Error(w, `{"message":"Invalid API key"}`, http.StatusUnauthorized)
 		return
 	}
@@ -62,7 +58,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return // the upgrader already answered
 	}
 	ws.SetReadLimit(maxFrameBytes)
-	c := &conn{s: s, ws: ws, vsn: vsn, apiKey: key, done: make(chan struct{}), hangup: make(chan struct{}), wake: make(chan struct{}, 1), channels: map[string]*channel{}}
+	c := &conn{s: s, ws: ws, vsn: vsn, apiKey: authn.APIKey(r), done: make(chan struct{}), hangup: make(chan struct{}), wake: make(chan struct{}, 1), channels: map[string]*channel{}}
 	go c.writePump()
 	c.readPump()
 }

@@ -45,11 +45,11 @@ var errUnauthorized = message(http.StatusUnauthorized, "Unauthorized")
 
 // sender is the identity of a REST broadcast.
 func (s *Server) sender(r *http.Request) (*authn.Claims, error) {
-	req, err := s.d.Keys.FromRequest(r)
-	if err != nil {
+	id := s.d.Keys.Identify(r)
+	if id.Err() != nil {
 		return nil, errUnauthorized
 	}
-	return req.Claims, nil
+	return id.Claims, nil
 }
 
 // mayPublishTo applies the socket's sending rule to a REST broadcast.

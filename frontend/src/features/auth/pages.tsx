@@ -28,7 +28,7 @@ export function Tagline() {
 }
 
 export function LoginPage() {
-  const { signIn, user } = useAuth();
+  const { signIn, tryAsVisitor, user } = useAuth();
   const nav = useNavigate();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -36,8 +36,21 @@ export function LoginPage() {
   const [busy, setBusy] = useState(false);
   const [forgot, setForgot] = useState(false);
   useEffect(() => {
-    if (user) nav('/dashboard', { replace: true });
+    // A visitor (anonymous session) may still sign in to an account here.
+    if (user && !user.is_anonymous) nav('/dashboard', { replace: true });
   }, [user, nav]);
+  const tryCase = async () => {
+    setError(null);
+    setBusy(true);
+    try {
+      await tryAsVisitor();
+      nav('/try');
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     const v = validateLogin(email, password);
@@ -72,6 +85,8 @@ export function LoginPage() {
         <p>
           Nu ai cont? <Link to="/signup">Creează un cont</Link>
         </p>
+        <button type="button" className="try-case" disabled={busy} onClick={tryCase}>Încearcă o speță</button>
+        <p className="muted">Citește o speță ușoară și scrie-ți soluția, fără cont.</p>
       </form>
       {/* Outside the login form: a dialog's form must not nest in another form. */}
       <FeedbackButton />
@@ -83,7 +98,8 @@ export function LoginPage() {
 type University = { code: string; name: string; category: 'Public' | 'Private' | 'Other' };
 
 export function SignupPage() {
-  const { signUp, user } = useAuth();
+  const { signUp, convertVisitor, user } = useAuth();
+  const visitor = !!user?.is_anonymous;
   const nav = useNavigate();
   const [f, setF] = useState({ name: '', username: '', universityCode: '', email: '', password: '', confirmPassword: '' });
   const [unis, setUnis] = useState<University[]>([]);
@@ -133,7 +149,14 @@ export function SignupPage() {
     const uni = unis.find((u) => u.code === f.universityCode)!;
     setBusy(true);
     try {
-      await signUp(f.email, f.password, { name: f.name.trim(), username: f.username.trim(), university_code: uni.code, university_category: uni.category, university_name: uni.name });
+      const details = { name: f.name.trim(), username: f.username.trim(), university_code: uni.code, university_category: uni.category, university_name: uni.name };
+      if (visitor) {
+        // The visitor's anonymous user becomes the account (same id): nothing they wrote is lost.
+        await convertVisitor(f.email, f.password, details);
+        setSuccess('Contul a fost creat! Confirmă adresa din emailul pe care ți l-am trimis; soluția ta te așteaptă în cont.');
+        return;
+      }
+      await signUp(f.email, f.password, details);
       setSuccess('Account created successfully! Check your email to confirm. Redirecting to login...');
       setTimeout(() => nav('/login'), 2000);
     } catch (err) {
@@ -143,7 +166,7 @@ export function SignupPage() {
     }
   };
   // A signed-in user has no account to create (not while a sign-up of this page runs).
-  if (user && !busy && !success) return <Navigate to="/dashboard" replace />;
+  if (user && !visitor && !busy && !success) return <Navigate to="/dashboard" replace />;
   return (
     <main className="auth-page">
       <form className="card auth-card" onSubmit={submit} noValidate>

@@ -7,6 +7,7 @@ import { presenceKey } from '../../lib/presence';
 import { clampViewer, stripCasePrefix, VIEWER_DEFAULT } from '../../lib/validation';
 import { CodeViewer, type CodeId } from './CodeViewer';
 import { SolutionPanel } from './Evaluation';
+import { readDraft } from './draft';
 import { SearchBox } from './SearchBox';
 import { SOLVE_EVENT } from './solve';
 import { TutorChat } from './TutorChat';
@@ -58,7 +59,8 @@ export default function Dashboard() {
   const [load] = useState(takeTreeLoad);
   const [tree, setTree] = useState<TreeData | null>(() => load.data);
   const [open, setOpen] = useState<OpenPath>({});
-  const [selected, setSelected] = useState<string | null>(null);
+  // An answer written before the account existed (draft.ts) opens its case.
+  const [selected, setSelected] = useState<string | null>(() => readDraft()?.caseId ?? null);
   const mobile = useIsMobile();
   const [sidebar, setSidebar] = useState(() => !mobileNow());
   const [sheet, setSheet] = useState<Sheet>(null);
@@ -243,7 +245,7 @@ function Tree({ tree, open, setOpen, selected, onPick }: {
   );
 }
 
-function CaseView({ id, onArticle }: { id: string; onArticle: (ref: string, number: string) => void }) {
+export function CaseView({ id, onArticle }: { id: string; onArticle: (ref: string, number: string) => void }) {
   const [c, setC] = useState<CaseFull | null | undefined>(undefined);
   const solve = useRef<HTMLDetailsElement>(null);
   useEffect(() => {
@@ -271,7 +273,7 @@ function CaseView({ id, onArticle }: { id: string; onArticle: (ref: string, numb
         {c.verified ? <span className="badge verified">Verificat</span> : <span className="badge">Neverificat</span>}
         <Colleagues caseId={c.id} />
       </header>
-      <details className="solve" ref={solve}>
+      <details className="solve" ref={solve} open={readDraft()?.caseId === c.id || undefined}>
         <summary>Rezolvă speța!</summary>
         <SolutionPanel key={c.id} caseId={c.id} aiOn={aiEnabled()} />
       </details>

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { Link } from 'react-router-dom';
 import { aiModel, supabase } from '../../lib/supabase';
 import { aiClient } from '../../lib/ai';
 import { useAuthStore } from '../../lib/auth/store';
@@ -8,6 +9,7 @@ import { breakdownRows, criterionDeltas, scoreLabel, signed, strictnessLabel, ty
 import { SignalRecorder } from './signals';
 import { openAppealOnCase, requestHumanReview, watchAppeal, type Appeal } from './appeal';
 import { failedSubmissionOnCase } from './resume';
+import { clearDraft, readDraft, saveDraft } from './draft';
 
 const TEMPLATE = `Introducere: situația de fapt, calificarea juridică, problema de drept.
 Premisa majoră: norma aplicabilă (articolele, condițiile).
@@ -77,9 +79,28 @@ function Deltas({ result }: { result: Result }) {
   );
 }
 
+// What a visitor without an account is asked when they try to save, ask the tutor or
+// have their answer graded: their text stays where it is (see draft.ts).
+export function AccountPrompt({ action }: { action: string }) {
+  return (
+    <div className="banner account-prompt" role="alert">
+      <p>
+        Ca să {action}, ai nevoie de un cont. Textul tău rămâne aici și îl regăsești în cont după ce confirmi adresa de email.
+      </p>
+      <Link className="button primary" to="/signup">Creează cont</Link>
+    </div>
+  );
+}
+
 export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean }) {
+  const visitor = useAuthStore((s) => !!s.user?.is_anonymous);
+  const [ask, setAsk] = useState<string | null>(null);
   const [level, setLevel] = useState(3);
-  const [text, setText] = useState('');
+  // A visitor's answer (and, once they have an account, the answer they wrote as one).
+  const [text, setText] = useState(() => {
+    const d = readDraft();
+    return d?.caseId === caseId ? d.text : '';
+  });
   const [phase, setPhase] = useState<'idle' | 'detecting' | 'assessing' | 'appealing'>('idle');
   // The submission the AI check blocked, and its appeal once asked for.
   const [blocked, setBlocked] = useState<string | null>(null);
@@ -188,6 +209,7 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
         .single();
       if (insErr) throw insErr;
       submissionId = sub.id;
+      if (readDraft()?.caseId === caseId) clearDraft();
       // The editor's process signals go with the submission, before its check (moderators read them).
       const signals = recorder.current.snapshot();
       recorder.current.reset();
@@ -261,6 +283,7 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
         onChange={(e) => {
           recorder.current.change(text, e.target.value);
           setText(e.target.value);
+          if (visitor || readDraft()?.caseId === caseId) saveDraft(caseId, e.target.value);
         }}
         aria-label="Soluția ta"
       />
@@ -303,9 +326,19 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
           )}
         </div>
       )}
-      <button className="primary" disabled={!text || busy || !aiOn || frozen} onClick={evaluate} title={aiOn ? undefined : 'Evaluarea AI nu este configurată pe acest server'}>
-        {phase === 'detecting' ? 'Verificare AI în curs...' : phase === 'assessing' ? 'Evaluare în curs...' : 'Evaluează Soluția'}
-      </button>
+      {visitor ? (
+        <>
+          {ask && <AccountPrompt action={ask} />}
+          <div className="row">
+            <button type="button" disabled={!text} onClick={() => setAsk('îți salvezi soluția')}>Salvează soluția</button>
+            <button type="button" className="primary" disabled={!text} onClick={() => setAsk('îți evaluăm soluția')}>Evaluează Soluția</button>
+          </div>
+        </>
+      ) : (
+        <button className="primary" disabled={!text || busy || !aiOn || frozen} onClick={evaluate} title={aiOn ? undefined : 'Evaluarea AI nu este configurată pe acest server'}>
+          {phase === 'detecting' ? 'Verificare AI în curs...' : phase === 'assessing' ? 'Evaluare în curs...' : 'Evaluează Soluția'}
+        </button>
+      )}
       {result && (
         <section className="card result" aria-label="Evaluare Completă">
           <h3>Evaluare Completă</h3>

@@ -41,6 +41,28 @@ export async function fetchProfile(userId: string): Promise<Profile | null> {
   return data as Profile | null;
 }
 
+// A visitor who tried a case signed in anonymously, then created an account from it
+// (updateUser with an e-mail, confirmed by the mailed link): the same user, now permanent,
+// whose profile is made from the details the sign-up form stored in user_metadata.
+async function profileOfConvertedUser(user: User): Promise<Profile | null> {
+  const d = user.user_metadata as Partial<SignUpDetails> | undefined;
+  if (user.is_anonymous || !user.email || !d?.username || !d.name || !d.university_code) return null;
+  const { error } = await supabase().rpc('create_user_profile', {
+    p_id: user.id,
+    p_email: user.email,
+    p_name: d.name,
+    p_username: d.username,
+    p_university_code: d.university_code,
+    p_university_category: d.university_category ?? undefined,
+    p_university_name: d.university_name ?? undefined,
+  });
+  if (error) {
+    console.error('profile of a converted visitor not created', error);
+    return null;
+  }
+  return fetchProfile(user.id);
+}
+
 function startAuthListener() {
   const sb = supabase();
   // Events can overtake each other's profile fetch (sign-out during a sign-in's fetch);
@@ -50,7 +72,8 @@ function startAuthListener() {
     const seq = ++latest;
     const user = session?.user ?? null;
     useAuthStore.setState({ session, user });
-    const profile = user ? await fetchProfile(user.id) : null;
+    let profile = user ? await fetchProfile(user.id) : null;
+    if (user && !profile) profile = await profileOfConvertedUser(user);
     if (seq === latest) useAuthStore.setState({ profile, loading: false });
   };
   sb.auth.getSession().then(({ data }) => apply(data.session));
@@ -99,6 +122,21 @@ export function useAuth() {
         p_university_name: d.university_name,
       });
       if (pErr) throw new Error('Failed to create user profile: ' + pErr.message);
+    },
+    // "Încearcă o speță": an anonymous session (is_anonymous in the token) that reads one
+    // case; RLS and the AI gateway keep every write for accounts.
+    tryAsVisitor: async () => {
+      const { error } = await supabase().auth.signInAnonymously();
+      if (error) throw error;
+    },
+    // The visitor's account: the same user gets an e-mail and a password; the mailed link
+    // confirms it (and then the profile is made from these details, see above).
+    convertVisitor: async (email: string, password: string, d: SignUpDetails) => {
+      const { error } = await supabase().auth.updateUser(
+        { email: email.trim(), password, data: d },
+        { emailRedirectTo: `${window.location.origin}/dashboard` },
+      );
+      if (error) throw error;
     },
     signOut: async () => {
       await supabase().auth.signOut();

@@ -337,7 +337,7 @@ func (q *Queries) SessionDelete(ctx context.Context, id pgtype.UUID) error {
 	return err
 }
 
-const sessionStart = `-- name: SessionStart :one
+const sessionStart = `-- name: SessionStart :many
 with s as (
   insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip, refreshed_at)
   values (gen_random_uuid(), $1, now(), now(), 'aal1', $2, $3::inet, now())
@@ -350,15 +350,13 @@ with s as (
   select s.id, now(), now(), $5 from s
 ), u as (
   update auth.users set last_sign_in_at = now(), updated_at = now() where id = (select user_id from s)
-  returning last_sign_in_at
+  returning last_sign_in_at, updated_at
 )
-select s.id, (select last_sign_in_at from u) as last_sign_in_at,
-  coalesce((select json_agg(json_build_object(
-    'identity_id', i.id, 'id', i.provider_id, 'user_id', i.user_id, 'identity_data', i.identity_data,
-    'provider', i.provider, 'last_sign_in_at', i.last_sign_in_at, 'created_at', i.created_at,
-    'updated_at', i.updated_at, 'email', i.email) order by i.created_at)
-  from auth.identities i where i.user_id = s.user_id), '[]')::text as identities_json
-from s
+select s.id, (select last_sign_in_at from u) as last_sign_in_at, (select updated_at from u)::timestamptz as updated_at,
+  i.id as identity_id, i.provider_id as identity_provider_id, i.identity_data, i.provider as identity_provider,
+  i.last_sign_in_at as identity_last_sign_in_at, i.created_at as identity_created_at,
+  i.updated_at as identity_updated_at, i.email as identity_email
+from s left join auth.identities i on i.user_id = s.user_id
 `
 
 type SessionStartParams struct {
@@ -370,24 +368,59 @@ type SessionStartParams struct {
 }
 
 type SessionStartRow struct {
-	ID             pgtype.UUID        `json:"id"`
-	LastSignInAt   pgtype.Timestamptz `json:"last_sign_in_at"`
-	IdentitiesJson string             `json:"identities_json"`
+	ID                   pgtype.UUID        `json:"id"`
+	LastSignInAt         pgtype.Timestamptz `json:"last_sign_in_at"`
+	UpdatedAt            pgtype.Timestamptz `json:"updated_at"`
+	IdentityID           pgtype.UUID        `json:"identity_id"`
+	IdentityProviderID   *string            `json:"identity_provider_id"`
+	IdentityData         []byte             `json:"identity_data"`
+	IdentityProvider     *string            `json:"identity_provider"`
+	IdentityLastSignInAt pgtype.Timestamptz `json:"identity_last_sign_in_at"`
+	IdentityCreatedAt    pgtype.Timestamptz `json:"identity_created_at"`
+	IdentityUpdatedAt    pgtype.Timestamptz `json:"identity_updated_at"`
+	IdentityEmail        *string            `json:"identity_email"`
 }
 
 // A sign-in in one atomic statement: the session, its first refresh token, how it was
-// authenticated (the amr claim) and the user's last_sign_in_at, returning the session id and the identities in GoTrue's shape.
-func (q *Queries) SessionStart(ctx context.Context, arg SessionStartParams) (SessionStartRow, error) {
-	row := q.db.QueryRow(ctx, sessionStart,
+// authenticated (the amr claim) and the user's last_sign_in_at, returning the session id
+// with the user's identities, one row per identity (one row with null identity columns
+// when it has none), in the columns SessionUserIdentitiesBatch reads them.
+func (q *Queries) SessionStart(ctx context.Context, arg SessionStartParams) ([]SessionStartRow, error) {
+	rows, err := q.db.Query(ctx, sessionStart,
 		arg.UserID,
 		arg.UserAgent,
 		arg.Ip,
 		arg.Token,
 		arg.Method,
 	)
-	var i SessionStartRow
-	err := row.Scan(&i.ID, &i.LastSignInAt, &i.IdentitiesJson)
-	return i, err
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []SessionStartRow
+	for rows.Next() {
+		var i SessionStartRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.LastSignInAt,
+			&i.UpdatedAt,
+			&i.IdentityID,
+			&i.IdentityProviderID,
+			&i.IdentityData,
+			&i.IdentityProvider,
+			&i.IdentityLastSignInAt,
+			&i.IdentityCreatedAt,
+			&i.IdentityUpdatedAt,
+			&i.IdentityEmail,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const sessionUser = `-- name: SessionUser :one
@@ -446,7 +479,8 @@ func (q *Queries) SessionUser(ctx context.Context, arg SessionUserParams) (AuthU
 const sessionUserIdentitiesBatch = `-- name: SessionUserIdentitiesBatch :many
 select k.n::int as request_index,
   u.id, u.email, u.email_confirmed_at, u.confirmed_at, u.confirmation_sent_at, u.recovery_sent_at,
-  u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data, u.created_at, u.updated_at,
+  u.email_change, u.email_change_sent_at, u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data,
+  u.created_at, u.updated_at, u.is_anonymous,
   i.id as identity_id, i.provider_id as identity_provider_id, i.identity_data, i.provider as identity_provider,
   i.last_sign_in_at as identity_last_sign_in_at, i.created_at as identity_created_at,
   i.updated_at as identity_updated_at, i.email as identity_email,
@@ -471,11 +505,14 @@ type SessionUserIdentitiesBatchRow struct {
 	ConfirmedAt          pgtype.Timestamptz `json:"confirmed_at"`
 	ConfirmationSentAt   pgtype.Timestamptz `json:"confirmation_sent_at"`
 	RecoverySentAt       pgtype.Timestamptz `json:"recovery_sent_at"`
+	EmailChange          *string            `json:"email_change"`
+	EmailChangeSentAt    pgtype.Timestamptz `json:"email_change_sent_at"`
 	LastSignInAt         pgtype.Timestamptz `json:"last_sign_in_at"`
 	RawAppMetaData       []byte             `json:"raw_app_meta_data"`
 	RawUserMetaData      []byte             `json:"raw_user_meta_data"`
 	CreatedAt            pgtype.Timestamptz `json:"created_at"`
 	UpdatedAt            pgtype.Timestamptz `json:"updated_at"`
+	IsAnonymous          bool               `json:"is_anonymous"`
 	IdentityID           pgtype.UUID        `json:"identity_id"`
 	IdentityProviderID   *string            `json:"identity_provider_id"`
 	IdentityData         []byte             `json:"identity_data"`
@@ -510,11 +547,14 @@ func (q *Queries) SessionUserIdentitiesBatch(ctx context.Context, arg SessionUse
 			&i.ConfirmedAt,
 			&i.ConfirmationSentAt,
 			&i.RecoverySentAt,
+			&i.EmailChange,
+			&i.EmailChangeSentAt,
 			&i.LastSignInAt,
 			&i.RawAppMetaData,
 			&i.RawUserMetaData,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.IsAnonymous,
 			&i.IdentityID,
 			&i.IdentityProviderID,
 			&i.IdentityData,
@@ -710,6 +750,57 @@ func (q *Queries) UserCreate(ctx context.Context, arg UserCreateParams) (AuthUse
 		arg.AppMeta,
 		arg.UserMeta,
 	)
+	var i AuthUser
+	err := row.Scan(
+		&i.InstanceID,
+		&i.ID,
+		&i.Aud,
+		&i.Role,
+		&i.Email,
+		&i.EncryptedPassword,
+		&i.EmailConfirmedAt,
+		&i.InvitedAt,
+		&i.ConfirmationToken,
+		&i.ConfirmationSentAt,
+		&i.RecoveryToken,
+		&i.RecoverySentAt,
+		&i.EmailChangeTokenNew,
+		&i.EmailChange,
+		&i.EmailChangeSentAt,
+		&i.LastSignInAt,
+		&i.RawAppMetaData,
+		&i.RawUserMetaData,
+		&i.IsSuperAdmin,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.Phone,
+		&i.PhoneConfirmedAt,
+		&i.PhoneChange,
+		&i.PhoneChangeToken,
+		&i.PhoneChangeSentAt,
+		&i.ConfirmedAt,
+		&i.EmailChangeTokenCurrent,
+		&i.EmailChangeConfirmStatus,
+		&i.BannedUntil,
+		&i.ReauthenticationToken,
+		&i.ReauthenticationSentAt,
+		&i.IsSsoUser,
+		&i.DeletedAt,
+		&i.IsAnonymous,
+	)
+	return i, err
+}
+
+const userCreateAnonymous = `-- name: UserCreateAnonymous :one
+insert into auth.users (instance_id, id, aud, role, raw_app_meta_data, raw_user_meta_data, created_at, updated_at, is_anonymous)
+values ('00000000-0000-0000-0000-000000000000', gen_random_uuid(), 'authenticated', 'authenticated',
+  '{}', $1, now(), now(), true)
+returning instance_id, id, aud, role, email, encrypted_password, email_confirmed_at, invited_at, confirmation_token, confirmation_sent_at, recovery_token, recovery_sent_at, email_change_token_new, email_change, email_change_sent_at, last_sign_in_at, raw_app_meta_data, raw_user_meta_data, is_super_admin, created_at, updated_at, phone, phone_confirmed_at, phone_change, phone_change_token, phone_change_sent_at, confirmed_at, email_change_token_current, email_change_confirm_status, banned_until, reauthentication_token, reauthentication_sent_at, is_sso_user, deleted_at, is_anonymous
+`
+
+// An anonymous user (GoTrue's signInAnonymously): no e-mail, no password, no identity.
+func (q *Queries) UserCreateAnonymous(ctx context.Context, userMeta []byte) (AuthUser, error) {
+	row := q.db.QueryRow(ctx, userCreateAnonymous, userMeta)
 	var i AuthUser
 	err := row.Scan(
 		&i.InstanceID,

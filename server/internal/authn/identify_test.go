@@ -13,7 +13,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 )
 
-func TestIdentityCache(t *testing.T) {
+func TestIdentifyCache(t *testing.T) {
 	keys, err := NewKeys([]byte("0123456789abcdef0123456789abcdef"))
 	if err != nil {
 		t.Fatal(err)
@@ -28,33 +28,34 @@ func TestIdentityCache(t *testing.T) {
 		tok, _ := keys.Sign(c)
 		return tok
 	}
-	get := func(c *IdentityCache, apikey, bearer string) (*Request, error) {
+	get := func(_ *identityCache, apikey, bearer string) (*Identity, error) {
 		r := httptest.NewRequest("GET", "/rest/v1/cases", nil)
 		r.Header.Set("apikey", apikey)
 		if bearer != "" {
 			r.Header.Set("Authorization", "Bearer "+bearer)
 		}
-		return c.FromRequest(keys, r)
+		id := keys.Identify(r)
+		return id, id.Err()
 	}
-	var c IdentityCache
+	c := &keys.ids
 	user := sign(time.Hour)
-	a, err := get(&c, keys.AnonKey, user)
+	a, err := get(c, keys.AnonKey, user)
 	if err != nil || a.Claims.Subject != "u1" || !a.HasUserToken {
 		t.Fatalf("%+v %v", a, err)
 	}
 	if a.Claims.RawJSON == nil || a.Claims.Raw != nil || a.Claims.UserMetadata != nil {
 		t.Fatalf("a cached identity keeps the claims JSON only: %+v", a.Claims)
 	}
-	if b, _ := get(&c, keys.AnonKey, user); b != a {
+	if b, _ := get(c, keys.AnonKey, user); b != a {
 		t.Fatal("second request with the same tokens was verified again")
 	}
 	// A different bearer is a different identity; a forged one is rejected, never cached.
-	if b, err := get(&c, keys.AnonKey, sign(time.Hour, "u2")); err != nil || b == a || b.Claims.Subject != "u2" {
+	if b, err := get(c, keys.AnonKey, sign(time.Hour, "u2")); err != nil || b == a || b.Claims.Subject != "u2" {
 		t.Fatalf("other token: %v", err)
 	}
 	forged := user[:len(user)-2] + "xx"
 	for i := 0; i < 2; i++ {
-		if _, err := get(&c, keys.AnonKey, forged); !errors.Is(err, ErrInvalidToken) {
+		if _, err := get(c, keys.AnonKey, forged); !errors.Is(err, ErrInvalidToken) {
 			t.Fatalf("forged token: %v", err)
 		}
 	}
@@ -64,12 +65,12 @@ func TestIdentityCache(t *testing.T) {
 	c.mu.Lock()
 	c.m[keys.AnonKey+"\x00"+old] = cachedIdentity{id: a, expires: time.Now().Add(-time.Second), size: 1}
 	c.mu.Unlock()
-	if _, err := get(&c, keys.AnonKey, old); !errors.Is(err, ErrExpiredToken) {
+	if _, err := get(c, keys.AnonKey, old); !errors.Is(err, ErrExpiredToken) {
 		t.Fatalf("expired entry served: %v", err)
 	}
 	// Another signed apikey is cached until the earlier of its and the bearer's expiry.
 	shortKey := sign(time.Minute, "k")
-	if _, err := get(&c, shortKey, user); err != nil {
+	if _, err := get(c, shortKey, user); err != nil {
 		t.Fatal(err)
 	}
 	c.mu.Lock()
@@ -83,13 +84,12 @@ func TestIdentityCache(t *testing.T) {
 // Tokens with large metadata, many of them: the cache stays within its byte bound and
 // the process's heap does not grow with the number of tokens (before, each cached 700 kB
 // identity held about 4.9 MB, and 4,096 of them were kept).
-func TestIdentityCacheIsBoundedByBytes(t *testing.T) {
+func TestIdentifyCacheIsBoundedByBytes(t *testing.T) {
 	keys, err := NewKeys([]byte("0123456789abcdef0123456789abcdef"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	blob := strings.Repeat("x", 30_000)
-	var c IdentityCache
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -101,16 +101,16 @@ func TestIdentityCacheIsBoundedByBytes(t *testing.T) {
 		r := httptest.NewRequest("GET", "/rest/v1/cases", nil)
 		r.Header.Set("apikey", keys.AnonKey)
 		r.Header.Set("Authorization", "Bearer "+tok)
-		id, err := c.FromRequest(keys, r)
-		if err != nil || id.Claims.Subject != cl.Subject || !bytes.Contains(id.Claims.RawJSON, []byte(blob)) {
+		id := keys.Identify(r)
+		if err := id.Err(); err != nil || id.Claims.Subject != cl.Subject || !bytes.Contains(id.Claims.RawJSON, []byte(blob)) {
 			t.Fatalf("token %d: %v", i, err)
 		}
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	t.Logf("800 tokens of ~70 kB: heap +%d MB, cache %d bytes", (int64(after.HeapAlloc)-int64(before.HeapAlloc))>>20, c.Bytes())
-	if c.Bytes() > maxCacheBytes {
-		t.Fatalf("cache holds %d bytes, bound %d", c.Bytes(), maxCacheBytes)
+	t.Logf("800 tokens of ~70 kB: heap +%d MB, cache %d bytes", (int64(after.HeapAlloc)-int64(before.HeapAlloc))>>20, keys.CachedBytes())
+	if keys.CachedBytes() > maxCacheBytes {
+		t.Fatalf("cache holds %d bytes, bound %d", keys.CachedBytes(), maxCacheBytes)
 	}
 	// 800 tokens of ~70 kB (token + claims JSON) grew the heap by ~107 MB when all were
 	// kept with their decoded metadata; the bound is 8 MB.
@@ -128,8 +128,5 @@ func TestOversizedTokenIsRefused(t *testing.T) {
 	tok, _ := keys.Sign(cl)
 	if _, err := keys.Verify(tok); !errors.Is(err, ErrInvalidToken) {
 		t.Fatalf("Verify: %v", err)
-	}
-	if _, err := keys.VerifySession(tok); !errors.Is(err, ErrInvalidToken) {
-		t.Fatalf("VerifySession: %v", err)
 	}
 }
