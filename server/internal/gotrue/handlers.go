@@ -64,7 +64,7 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	hash, err := s.hashPassword(*p.Password)
+	hash, err := s.hashPassword(r.Context(), *p.Password)
 	if err != nil {
 		return err
 	}
@@ -156,11 +156,11 @@ func errMetadataTooLarge(field string) *Error {
 }
 
 // hashPassword enforces GoTrue's minimum length and returns the bcrypt hash.
-func (s *Server) hashPassword(pw string) (*string, error) {
+func (s *Server) hashPassword(ctx context.Context, pw string) (*string, error) {
 	if len(pw) < minPassword {
 		return nil, errWeakPassword
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(pw), s.BcryptCost)
+	hash, err := s.bcryptHash(ctx, pw)
 	if err != nil {
 		return nil, err
 	}
@@ -256,13 +256,17 @@ func (s *Server) tokenPassword(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	u, err := s.q.UserGetByEmail(ctx, strings.TrimSpace(p.Email))
 	if errors.Is(err, pgx.ErrNoRows) {
-		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(*p.Password))
+		if _, err := s.passwordMatches(ctx, dummyHash, *p.Password); err != nil {
+			return err
+		}
 		return failed()
 	}
 	if err != nil {
 		return err
 	}
-	if bcrypt.CompareHashAndPassword([]byte(deref(u.EncryptedPassword)), []byte(*p.Password)) != nil {
+	if ok, err := s.passwordMatches(ctx, []byte(deref(u.EncryptedPassword)), *p.Password); err != nil {
+		return err
+	} else if !ok {
 		return failed()
 	}
 	if !u.EmailConfirmedAt.Valid {
@@ -478,11 +482,13 @@ func (s *Server) putUser(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if p.Password != nil {
-		hash, err := s.hashPassword(*p.Password)
+		hash, err := s.hashPassword(ctx, *p.Password)
 		if err != nil {
 			return err
 		}
-		if bcrypt.CompareHashAndPassword([]byte(deref(u.EncryptedPassword)), []byte(*p.Password)) == nil {
+		if same, err := s.passwordMatches(ctx, []byte(deref(u.EncryptedPassword)), *p.Password); err != nil {
+			return err
+		} else if same {
 			return errf(422, "same_password", "New password should be different from the old password.")
 		}
 		if err := s.q.UserChangePassword(ctx, dbsqlc.UserChangePasswordParams{UserID: u.ID, EncryptedPassword: hash, KeepSession: sid}); err != nil {

@@ -462,11 +462,15 @@ func (f *changeFeed) process(ids []int64) {
 	f.deliver(changes)
 }
 
-// visibilityChecks bounds the row checks (canSee) of one batch of changes in flight at
-// once, on as many API connections. Run one after another, a burst of changes for many
-// subscribers waited for a round trip per subscriber in turn: under 200 students, whose
-// writes each match one subscriber, pushes came seconds late on a busy machine.
-const visibilityChecks = 8
+// visibilityChecks is how many row checks (canSee) of one batch of changes are in flight
+// at once, each on an API connection: half the API pool (at least 2), so that the data
+// API keeps connections while a burst is checked. Run one after another, a burst of
+// changes for many subscribers waited for a round trip per subscriber in turn: under 200
+// students, whose writes each match one subscriber, pushes came seconds late on a busy
+// machine.
+func (f *changeFeed) visibilityChecks() int {
+	return max(2, int(f.s.d.API.Config().MaxConns)/2)
+}
 
 // deliver pushes a batch of changes, in order, to the local subscriptions each matches and
 // may see. The row checks the batch needs (one per change and subscriber identity) are
@@ -502,7 +506,7 @@ func (f *changeFeed) deliver(changes []change) {
 	visible := make([]bool, len(checks))
 	var wg sync.WaitGroup
 	next := make(chan int)
-	for range min(visibilityChecks, len(checks)) {
+	for range min(f.visibilityChecks(), len(checks)) {
 		wg.Go(func() {
 			for j := range next {
 				visible[j] = f.canSee(checks[j].claims, checks[j].ti, changes[checks[j].i])
