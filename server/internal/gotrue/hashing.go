@@ -3,6 +3,7 @@ package gotrue
 import (
 	"context"
 	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/crypto/bcrypt"
@@ -10,22 +11,23 @@ import (
 
 // hashSlots bounds the bcrypt computations (hashing and comparing) running at once. One
 // costs ≈65 ms of CPU at GoTrue's cost 10 on the 2-core reference machine and never
-// yields; unbounded, a burst of sign-ups and sign-ins filled every processor with them
-// and every other request (data API, realtime, and PostgreSQL on the same machine) waited
-// behind the whole burst: with 200 students arriving, the tree took seconds to load.
-// Bounded, the extra hashes wait for a slot while other requests keep a processor. The
-// cost stays 10.
+// yields, so a burst of sign-ups and sign-ins filled every Go processor (P) with them:
+// every other request (data API, realtime) waited for a P behind the whole burst, in
+// turns of Go's 10 ms preemption, and the load run's tree took seconds to load. Bounded,
+// extra sign-ins wait for a slot in line while other requests keep a processor. The cost
+// stays 10.
 type hashSlots struct {
 	slots   chan struct{}
 	waiting atomic.Int64 // requests waiting for a slot (tests watch it)
 }
 
-// newHashSlots leaves one processor free of hashing when there are two or more: measured
-// back to back under the load run (scripts/load), the data API's median stayed several
-// times lower with one slot on two cores than with two.
-func newHashSlots() *hashSlots {
+// processHashing is shared by every Server of the process, as they share its processors.
+// It leaves one processor free of hashing when there are two or more: measured back to
+// back under the load run, the data API's median was several times lower with one slot
+// on two cores than with two (or unbounded).
+var processHashing = sync.OnceValue(func() *hashSlots {
 	return &hashSlots{slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))}
-}
+})
 
 // do runs f in a slot, or gives up with ctx's error when ctx ends while waiting.
 func (h *hashSlots) do(ctx context.Context, f func()) error {

@@ -42,7 +42,7 @@ type Server struct {
 
 // New builds the service.
 func New(ctx context.Context, d deps.Deps) (*Server, error) {
-	s := &Server{d: d, q: dbsqlc.New(d.Owner), limits: newLimiter(d.Config.RateLimitEnabled), BcryptCost: 10, hashing: newHashSlots()}
+	s := &Server{d: d, q: dbsqlc.New(d.Owner), limits: newLimiter(d.Config.RateLimitEnabled), BcryptCost: 10, hashing: processHashing()}
 	c := d.Config
 	switch {
 	case c.SMTPHost != "":
