@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -78,12 +79,17 @@ func run() int {
 
 	fmt.Printf("load: %d students for %s each, think %s, against %s\n", *students, *duration, *think, stackNote)
 	fmt.Printf("load: arrivals evenly over the first %s: %.1f students a second, each signing up then signing in (-ramp)\n", *ramp, float64(*students)/ramp.Seconds())
+	loadBefore := loadAverage()
 	mem := sampleRSS(ctx, serverPID)
 	res, err := sim.Run(ctx, cfg)
 	if err != nil {
 		return fail(err.Error())
 	}
 	samples := mem.stop()
+	// The targets are for this machine with nothing else running: a busy machine (other
+	// builds and tests) stretches every figure, so the report says how busy it was.
+	fmt.Printf("\nmachine: %d CPUs; 1-minute load average %s before the students, %s after (the stack itself adds about 1)\n",
+		runtime.NumCPU(), loadBefore, loadAverage())
 	if !report(res, samples, *ramp, *target) {
 		return 1
 	}
@@ -200,6 +206,15 @@ func memory(res *sim.Result, mem []rssSample, ramp time.Duration, verdict func(b
 	fmt.Printf("server memory: warm-up %d MB (at %.0f s) -> end %d MB, peak %d MB; end/warm-up %.2f (target <= 1.10, flat): %s\n",
 		warm.rss>>20, warm.at.Sub(res.Start).Seconds(), end.rss>>20, peak.rss>>20, ratio, flat)
 	return fmt.Sprintf("server memory flat after warm-up: %s (end/warm-up %.2f, target <= 1.10)", flat, ratio)
+}
+
+// loadAverage is the 1-minute load average from /proc/loadavg ("?" when unreadable).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
