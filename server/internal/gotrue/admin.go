@@ -128,7 +128,7 @@ func (s *Server) adminCreate(w http.ResponseWriter, r *http.Request) error {
 	}
 	params := dbsqlc.UserCreateParams{Email: p.Email, UserMeta: []byte("{}"), AppMeta: []byte(emailAppMetadata)}
 	if p.Password != nil {
-		hash, err := s.hashPassword(*p.Password)
+		hash, err := s.hashPassword(r.Context(), *p.Password)
 		if err != nil {
 			return err
 		}
@@ -227,7 +227,7 @@ func (s *Server) adminUpdate(w http.ResponseWriter, r *http.Request) error {
 	}
 	var newHash *string
 	if p.Password != nil {
-		if newHash, err = s.hashPassword(*p.Password); err != nil {
+		if newHash, err = s.hashPassword(r.Context(), *p.Password); err != nil {
 			return err
 		}
 	}

@@ -119,7 +119,7 @@ func (s *Server) adminGenerateLink(w http.ResponseWriter, r *http.Request) error
 		if p.Password == "" {
 			return errf(400, "validation_failed", "Signup requires a valid password")
 		}
-		hash, err := s.hashPassword(p.Password)
+		hash, err := s.hashPassword(r.Context(), p.Password)
 		if err != nil {
 			return err
 		}

@@ -37,11 +37,12 @@ type Server struct {
 	workers sync.WaitGroup
 	// BcryptCost is GoTrue's default; lowered only by tests that hash a lot.
 	BcryptCost int
+	hashing    *hashSlots // bounds the bcrypt work running at once (hashing.go)
 }
 
 // New builds the service.
 func New(ctx context.Context, d deps.Deps) (*Server, error) {
-	s := &Server{d: d, q: dbsqlc.New(d.Owner), limits: newLimiter(d.Config.RateLimitEnabled), BcryptCost: 10}
+	s := &Server{d: d, q: dbsqlc.New(d.Owner), limits: newLimiter(d.Config.RateLimitEnabled), BcryptCost: 10, hashing: processHashing()}
 	c := d.Config
 	switch {
 	case c.SMTPHost != "":

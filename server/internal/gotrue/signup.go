@@ -11,7 +11,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
-	"golang.org/x/crypto/bcrypt"
 
 	"casus/server/internal/db/dbsqlc"
 	"casus/server/internal/httpx"
@@ -91,7 +90,7 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	challenge, method, _ := pkceChallenge(p.CodeChallenge, p.CodeChallengeMethod)
-	hash, err := s.hashPassword(*p.Password)
+	hash, err := s.hashPassword(r.Context(), *p.Password)
 	if err != nil {
 		return err
 	}
@@ -215,11 +214,11 @@ func errMetadataTooLarge(field string) *Error {
 }
 
 // hashPassword enforces GoTrue's minimum length and returns the bcrypt hash.
-func (s *Server) hashPassword(pw string) (*string, error) {
+func (s *Server) hashPassword(ctx context.Context, pw string) (*string, error) {
 	if len(pw) < minPassword {
 		return nil, errWeakPassword
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(pw), s.BcryptCost)
+	hash, err := s.bcryptHash(ctx, pw)
 	if err != nil {
 		return nil, err
 	}

@@ -91,13 +91,17 @@ func (s *Server) tokenPassword(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	u, err := s.q.UserGetByEmail(ctx, p.Email)
 	if errors.Is(err, pgx.ErrNoRows) {
-		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(*p.Password))
+		if _, err := s.passwordMatches(ctx, dummyHash, *p.Password); err != nil {
+			return err
+		}
 		return failed()
 	}
 	if err != nil {
 		return err
 	}
-	if bcrypt.CompareHashAndPassword([]byte(deref(u.EncryptedPassword)), []byte(*p.Password)) != nil {
+	if ok, err := s.passwordMatches(ctx, []byte(deref(u.EncryptedPassword)), *p.Password); err != nil {
+		return err
+	} else if !ok {
 		return failed()
 	}
 	if !u.EmailConfirmedAt.Valid {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-	"golang.org/x/crypto/bcrypt"
 
 	"casus/server/internal/db/dbsqlc"
 )
@@ -105,10 +104,12 @@ func (s *Server) putUser(w http.ResponseWriter, r *http.Request) error {
 		return errf(422, "validation_failed", "Updating password of an anonymous user without an email or phone is not allowed")
 	}
 	if p.Password != nil {
-		if bcrypt.CompareHashAndPassword([]byte(deref(u.EncryptedPassword)), []byte(*p.Password)) == nil {
+		if same, err := s.passwordMatches(ctx, []byte(deref(u.EncryptedPassword)), *p.Password); err != nil {
+			return err
+		} else if same {
 			return errf(422, "same_password", "New password should be different from the old password.")
 		}
-		hash, err := s.hashPassword(*p.Password)
+		hash, err := s.hashPassword(ctx, *p.Password)
 		if err != nil {
 			return err
 		}

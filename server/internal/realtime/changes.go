@@ -489,9 +489,93 @@ func (f *changeFeed) process(ids []int64) {
 		changes = append(changes, c)
 	}
 	rows.Close()
-	for _, c := range changes {
-		f.dispatch(c)
+	f.deliver(changes)
+}
+
+// visibilityChecks is how many row checks (canSee) of one batch of changes are in flight
+// at once, each on an API connection: half the API pool (at least 2), so that the data
+// API keeps connections while a burst is checked. Run one after another, a burst of
+// changes for many subscribers waited for a round trip per subscriber in turn: under 200
+// students, whose writes each match one subscriber, pushes came seconds late on a busy
+// machine.
+func (f *changeFeed) visibilityChecks() int {
+	return max(2, int(f.s.d.API.Config().MaxConns)/2)
+}
+
+// deliver pushes a batch of changes, in order, to the local subscriptions each matches and
+// may see. The row checks the batch needs (one per change and subscriber identity) are
+// found first with a dry run of dispatch and made concurrently; the deliveries then
+// follow in change order, so a channel still receives its changes in commit order.
+func (f *changeFeed) deliver(changes []change) {
+	type check struct {
+		i      int
+		who    string
+		claims *authn.Claims
+		ti     *tableInfo
 	}
+	type key struct {
+		i   int
+		who string
+	}
+	channels := f.s.allChannels()
+	tis := make([]*tableInfo, len(changes))
+	var checks []check
+	needed := map[key]bool{}
+	for i, c := range changes {
+		if tis[i] = f.tableOf(c); tis[i] == nil {
+			continue
+		}
+		f.dispatch(c, tis[i], channels, func(who string, claims *authn.Claims) bool {
+			if k := (key{i, who}); !needed[k] {
+				needed[k] = true
+				checks = append(checks, check{i, who, claims, tis[i]})
+			}
+			return false // a dry run: nothing is pushed
+		})
+	}
+	visible := make([]bool, len(checks))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(f.visibilityChecks(), len(checks)) {
+		wg.Go(func() {
+			for j := range next {
+				visible[j] = f.canSee(checks[j].claims, checks[j].ti, changes[checks[j].i])
+			}
+		})
+	}
+	for j := range checks {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	seen := make(map[key]bool, len(checks))
+	for j, ch := range checks {
+		seen[key{ch.i, ch.who}] = visible[j]
+	}
+	for i, c := range changes {
+		if tis[i] == nil {
+			continue
+		}
+		f.dispatch(c, tis[i], channels, func(who string, _ *authn.Claims) bool { return seen[key{i, who}] })
+	}
+}
+
+// tableOf is the cached table of a change, or nil when it is not (or no longer) published.
+func (f *changeFeed) tableOf(c change) *tableInfo {
+	ti := f.table(c.Schema, c.Table)
+	if ti == nil {
+		// Only a published table has the capture trigger: the cache is stale. One reload
+		// a second at most, however many such changes arrive.
+		f.mu.RLock()
+		recent := time.Since(f.lastReload) < time.Second
+		f.mu.RUnlock()
+		if recent {
+			return nil
+		}
+		_ = f.reload(f.s.ctx)
+		ti = f.table(c.Schema, c.Table)
+	}
+	return ti
 }
 
 // subscribedTables lists the tables the local postgres_changes subscriptions name; every
@@ -513,23 +597,10 @@ func (f *changeFeed) subscribedTables() (tables []string, every bool) {
 	return tables, false
 }
 
-// dispatch delivers one change to every local subscription it matches and may see.
-func (f *changeFeed) dispatch(c change) {
-	ti := f.table(c.Schema, c.Table)
-	if ti == nil {
-		// Only a published table has the capture trigger: the cache is stale. One reload
-		// a second at most, however many such changes arrive.
-		f.mu.RLock()
-		recent := time.Since(f.lastReload) < time.Second
-		f.mu.RUnlock()
-		if recent {
-			return
-		}
-		_ = f.reload(f.s.ctx)
-		if ti = f.table(c.Schema, c.Table); ti == nil {
-			return
-		}
-	}
+// dispatch delivers one change to every one of channels' subscriptions it matches and
+// may see; visible answers, per subscriber identity (role/subject), whether the row is
+// visible to it (deliver has asked PostgreSQL already; its dry run records the questions).
+func (f *changeFeed) dispatch(c change, ti *tableInfo, channels []*channel, visible func(who string, claims *authn.Claims) bool) {
 	row := c.Record
 	if c.Type == "DELETE" {
 		row = c.OldRecord
@@ -541,19 +612,13 @@ func (f *changeFeed) dispatch(c change) {
 	// follows the filter, as in Supabase, so a filter that does not match spares it; the
 	// subscriber still receives nothing unless both hold.
 	privilegeFirst := c.Type == "DELETE"
-	visible := map[string]bool{} // by caller identity, so one check serves many channels
 	dataByRole := map[string]map[string]any{}
 	sees := func(ch *channel) bool {
+		// By caller identity, so one check serves many channels.
 		claims := ch.currentClaims()
-		who := claims.Role + "/" + claims.Subject
-		ok, done := visible[who]
-		if !done {
-			ok = f.canSee(claims, ti, c)
-			visible[who] = ok
-		}
-		return ok
+		return visible(claims.Role+"/"+claims.Subject, claims)
 	}
-	for _, ch := range f.s.allChannels() {
+	for _, ch := range channels {
 		var ids []uint32
 		var idsSelect [][]string // the select of each matched subscription
 		checked := false

@@ -1,0 +1,67 @@
+package gotrue
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// hashSlots bounds the bcrypt computations (hashing and comparing) running at once. One
+// costs ≈65 ms of CPU at GoTrue's cost 10 on the 2-core reference machine and never
+// yields, so a burst of sign-ups and sign-ins filled every Go processor (P) with them:
+// every other request (data API, realtime) waited for a P behind the whole burst, in
+// turns of Go's 10 ms preemption, and the load run's tree took seconds to load. Bounded,
+// extra sign-ins wait for a slot in line while other requests keep a processor. The cost
+// stays 10.
+type hashSlots struct {
+	slots   chan struct{}
+	waiting atomic.Int64 // requests waiting for a slot (tests watch it)
+}
+
+// processHashing is shared by every Server of the process, as they share its processors.
+// It leaves one processor free of hashing when there are two or more: measured back to
+// back under the load run, the data API's median was several times lower with one slot
+// on two cores than with two (or unbounded).
+var processHashing = sync.OnceValue(func() *hashSlots {
+	return &hashSlots{slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))}
+})
+
+// do runs f in a slot, or gives up with ctx's error when ctx ends while waiting.
+func (h *hashSlots) do(ctx context.Context, f func()) error {
+	select {
+	case h.slots <- struct{}{}:
+	default:
+		h.waiting.Add(1)
+		select {
+		case h.slots <- struct{}{}:
+			h.waiting.Add(-1)
+		case <-ctx.Done():
+			h.waiting.Add(-1)
+			return ctx.Err()
+		}
+	}
+	defer func() { <-h.slots }()
+	f()
+	return nil
+}
+
+// bcryptHash returns the bcrypt hash of pw at s.BcryptCost, computed in a slot.
+func (s *Server) bcryptHash(ctx context.Context, pw string) ([]byte, error) {
+	var hash []byte
+	var herr error
+	if err := s.hashing.do(ctx, func() { hash, herr = bcrypt.GenerateFromPassword([]byte(pw), s.BcryptCost) }); err != nil {
+		return nil, err
+	}
+	return hash, herr
+}
+
+// passwordMatches reports whether pw matches hash, comparing in a slot; the error is
+// ctx's when it ended while waiting (the caller is gone: neither a match nor a failure).
+func (s *Server) passwordMatches(ctx context.Context, hash []byte, pw string) (bool, error) {
+	ok := false
+	err := s.hashing.do(ctx, func() { ok = bcrypt.CompareHashAndPassword(hash, []byte(pw)) == nil })
+	return ok, err
+}
