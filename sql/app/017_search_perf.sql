@@ -69,6 +69,8 @@ begin
     -- Codes rarely contain a word, so the code tier first asks the trigram index whether
     -- it has any match at all (microseconds), where the window would scan `probe` rows.
     -- EXECUTE: a generic plan would scan the table instead.
+    -- (017) Only the bitmap scan of the trigram index is left to the planner here: with a
+    -- LIMIT 1 it would otherwise pick a scan that reads every row when nothing matches.
     if kind = 2 then
       seqscan := current_setting('enable_seqscan');
       idxscan := current_setting('enable_indexscan');
