@@ -179,6 +179,29 @@ type relationship struct {
 	junction *Relation
 	jParent  *FK // junction → parent
 	jTarget  *FK // junction → target
+	// oneToOne: the target's FK to the parent is also its primary key, so at most one
+	// target row matches; embedded as an object although joined like a to-many.
+	oneToOne bool
+}
+
+// single reports whether the embed yields at most one row (an object, not an array).
+func (r *relationship) single() bool { return r.toOne || r.oneToOne }
+
+// sameCols reports whether a and b name the same columns, in any order.
+func sameCols(a, b []string) bool {
+	if len(a) != len(b) || len(a) == 0 {
+		return false
+	}
+	for _, x := range a {
+		found := false
+		for _, y := range b {
+			found = found || x == y
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 func (b *builder) findRelationship(parent *Relation, e *Embed) (*relationship, error) {
@@ -213,7 +236,7 @@ func (b *builder) findRelationship(parent *Relation, e *Embed) (*relationship, e
 		}
 		for _, fk := range target.FKs {
 			if fk.To == parent && matches(fk) && fk.From != fk.To {
-				cands = append(cands, &relationship{target: target, toOne: false, fk: fk})
+				cands = append(cands, &relationship{target: target, toOne: false, fk: fk, oneToOne: sameCols(fk.FromCols, target.PK)})
 			}
 		}
 		if len(cands) == 0 {
@@ -320,7 +343,7 @@ func (b *builder) embed(parent *Relation, palias string, it SelectItem, path str
 	}
 	if it.Spread {
 		b.addEmbedRef(path, name, embedRef{rel: rel, alias: t, cond: cond})
-		if !rel.toOne {
+		if !rel.single() {
 			return nil, &Error{Status: 400, Code: "PGRST119", Message: "A spread operation on '" + e.Relation + "' is not possible", Details: "'" + parent.Name + "' and '" + e.Relation + "' do not form a many-to-one or one-to-one relationship"}
 		}
 		var out []string
@@ -349,8 +372,12 @@ func (b *builder) embed(parent *Relation, palias string, it SelectItem, path str
 	}
 	b.embedExists[path+"\x00"+name] = exists
 	b.addEmbedRef(path, name, embedRef{rel: rel, alias: t, cond: cond})
+	if len(e.Select) == 0 {
+		// An empty embed "rel()" only filters (with !inner or rel=is.null): no output key.
+		return nil, nil
+	}
 	r := b.nextAlias("e")
-	if rel.toOne {
+	if rel.single() {
 		return []string{"(select row_to_json(" + r + ") from (" + inner + " limit 1) " + r + ") as " + qi(name)}, nil
 	}
 	order, err := b.orderBy(rel.target, t, sub)
@@ -449,7 +476,7 @@ func (b *builder) logic(r *Relation, alias, path string, l *Logic) (string, erro
 }
 
 var cmpOps = map[string]string{"eq": "=", "neq": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<=",
-	"cs": "@>", "cd": "<@", "ov": "&&", "sl": "<<", "sr": ">>", "nxl": "&<", "nxr": "&>", "adj": "-|-"}
+	"cs": "@>", "cd": "<@", "ov": "&&", "sl": "<<", "sr": ">>", "nxr": "&<", "nxl": "&>", "adj": "-|-"}
 
 var ftsFuncs = map[string]string{"fts": "to_tsquery", "plfts": "plainto_tsquery", "phfts": "phraseto_tsquery", "wfts": "websearch_to_tsquery"}
 
@@ -466,6 +493,9 @@ func (b *builder) filter(r *Relation, alias string, f Filter) (string, error) {
 		}
 	}
 	val := func(v string) string { return b.arg(v) + "::text::" + typ }
+	if f.Arg != "" && ftsFuncs[f.Op] == "" {
+		return b.quantified(e, typ, f)
+	}
 	var c string
 	switch f.Op {
 	case "eq", "neq", "gt", "gte", "lt", "lte", "cs", "cd", "sl", "sr", "nxl", "nxr", "adj":
@@ -522,6 +552,36 @@ func (b *builder) filter(r *Relation, alias string, f Filter) (string, error) {
 		}
 	default:
 		return "", apiErr(400, "PGRST100", "unknown operator "+f.Op, "")
+	}
+	if f.Not {
+		c = "not (" + c + ")"
+	}
+	return c, nil
+}
+
+// quantifiedOps are the operators that take PostgREST's (any) and (all) modifiers, with
+// the value a list in braces: like(any).{a*,b*} is col like any('{a%,b%}').
+var quantifiedOps = map[string]string{"eq": "=", "neq": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<=",
+	"like": "like", "ilike": "ilike", "match": "~", "imatch": "~*"}
+
+func (b *builder) quantified(e, typ string, f Filter) (string, error) {
+	op, ok := quantifiedOps[f.Op]
+	q := strings.ToLower(f.Arg)
+	if !ok || (q != "any" && q != "all") {
+		return "", apiErr(400, "PGRST100", fmt.Sprintf("failed to parse filter (%s(%s).%s)", f.Op, f.Arg, f.Value), "unexpected modifier "+f.Arg)
+	}
+	v := f.Value
+	if !strings.HasPrefix(v, "{") || !strings.HasSuffix(v, "}") {
+		return "", apiErr(400, "PGRST100", fmt.Sprintf("failed to parse filter (%s(%s).%s)", f.Op, f.Arg, f.Value), "expecting \"{\"")
+	}
+	var c string
+	switch f.Op {
+	case "like", "ilike":
+		c = e + "::text " + op + " " + q + "(" + b.arg(strings.ReplaceAll(v, "*", "%")) + "::text[])"
+	case "match", "imatch":
+		c = e + "::text " + op + " " + q + "(" + b.arg(v) + "::text[])"
+	default:
+		c = e + " " + op + " " + q + "(" + b.arg(v) + "::text::" + arrayType(typ) + ")"
 	}
 	if f.Not {
 		c = "not (" + c + ")"
@@ -596,7 +656,7 @@ func (b *builder) relatedOrder(r *Relation, path string, t OrderTerm) (string, e
 		return "", &Error{Status: 400, Code: "PGRST108", Message: fmt.Sprintf("'%s' is not an embedded resource in this request", t.Relation),
 			Hint: fmt.Sprintf("Verify that '%s' is included in the 'select' query parameter.", t.Relation)}
 	}
-	if !ref.rel.toOne {
+	if !ref.rel.single() {
 		return "", &Error{Status: 400, Code: "PGRST118", Message: fmt.Sprintf("A related order on '%s' is not possible", t.Relation),
 			Details: fmt.Sprintf("'%s' and '%s' do not form a many-to-one or one-to-one relationship", r.Name, ref.rel.target.Name)}
 	}

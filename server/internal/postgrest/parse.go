@@ -399,11 +399,14 @@ func parseSelectItem(s string) (SelectItem, error) {
 		if !validIdent(e.Relation) {
 			return bad()
 		}
-		sub, err := parseSelect(body)
-		if err != nil {
-			return SelectItem{}, err
+		if strings.TrimSpace(body) != "" {
+			// "rel()" selects nothing (PostgREST omits it from the output).
+			sub, err := parseSelect(body)
+			if err != nil {
+				return SelectItem{}, err
+			}
+			e.Select = sub
 		}
-		e.Select = sub
 		it.Embed = e
 		return it, nil
 	}
