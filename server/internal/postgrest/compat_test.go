@@ -117,3 +117,94 @@ func TestCompatReads(t *testing.T) {
 		e.expectErr(e.do("GET", p, "", nil), 400, "PGRST100")
 	}
 }
+
+// Output formats: nulls=stripped and CSV as PostgREST writes them.
+func TestCompatOutput(t *testing.T) {
+	e := setupCompat(t)
+	for _, tc := range []struct{ name, path, accept, wantType, want string }{
+		{"array stripped", "lib_books?select=id,year,note&id=in.(2,4)&order=id", "application/vnd.pgrst.array+json;nulls=stripped",
+			"application/vnd.pgrst.array+json;nulls=stripped; charset=utf-8", `[{"id":2,"year":2021},{"id":4,"note":" spaced "}]`},
+		{"object stripped", "lib_books?select=id,year,note&id=eq.4", "application/vnd.pgrst.object+json;nulls=stripped",
+			"application/vnd.pgrst.object+json;nulls=stripped; charset=utf-8", `{"id":4,"note":" spaced "}`},
+		{"nested stripped", "lib_authors?select=name,lib_profiles(bio,author_id)&id=eq.3", "application/vnd.pgrst.array+json;nulls=stripped",
+			"application/vnd.pgrst.array+json;nulls=stripped; charset=utf-8", `[{"name":"Cristina"}]`},
+		{"not stripped", "lib_books?select=id,year&id=eq.4", "application/json", "application/json; charset=utf-8", `[{"id":4,"year":null}]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := e.do("GET", tc.path, "", nil, "Accept", tc.accept)
+			if r.status != 200 || compactJSON(t, r.raw) != tc.want || r.header.Get("Content-Type") != tc.wantType {
+				t.Fatalf("%d %q %s, want %q %s", r.status, r.header.Get("Content-Type"), r.raw, tc.wantType, tc.want)
+			}
+		})
+	}
+	for _, tc := range []struct{ name, path, want string }{
+		{"quoting", "lib_books?select=id,title,note,span&order=id",
+			"id,title,note,span\n1,\"Drept civil\",\"a, \"\"b\"\"\",\"[1,10)\"\n2,\"Drept penal\",,\"[5,20)\"\n3,Contracte,\"line one\nline two\",\"[20,30)\"\n4,Obligații,\" spaced \","},
+		{"no rows", "lib_books?select=id&id=eq.999", "\n"},
+	} {
+		t.Run("csv "+tc.name, func(t *testing.T) {
+			r := e.do("GET", tc.path, "", nil, "Accept", "text/csv")
+			if r.status != 200 || r.raw != tc.want || r.header.Get("Content-Type") != "text/csv; charset=utf-8" {
+				t.Fatalf("%d %q\n%q\nwant\n%q", r.status, r.header.Get("Content-Type"), r.raw, tc.want)
+			}
+		})
+	}
+}
+
+// Counts and statuses of reads and writes.
+func TestCompatCountsAndStatuses(t *testing.T) {
+	e := setupCompat(t)
+	svc := e.token("service_role", "")
+	if _, err := e.srv.Deps.Owner.Exec(context.Background(), "analyze public.lib_books"); err != nil {
+		t.Fatal(err)
+	}
+	type step struct {
+		name, method, path, bearer string
+		body                       any
+		prefer                     string
+		status                     int
+		rangeH                     string
+		want                       string // compact JSON body, "" to skip
+	}
+	for _, s := range []step{
+		// Reads: a counted total larger than the rows answered is 206 Partial Content.
+		{"exact partial", "GET", "lib_books?select=id&order=id&limit=1", "", nil, "count=exact", 206, "0-0/4", `[{"id":1}]`},
+		{"exact whole", "GET", "lib_books?select=id&order=id", "", nil, "count=exact", 200, "0-3/4", ""},
+		{"planned partial (RLS: counted)", "GET", "lib_books?select=id&order=id&limit=2", "", nil, "count=planned", 206, "0-1/4", ""},
+		{"planned partial (estimate)", "GET", "lib_books?select=id&order=id&limit=2", svc, nil, "count=planned", 206, "0-1/4", ""},
+		{"no count", "GET", "lib_books?select=id&order=id&limit=1", "", nil, "", 200, "0-0/*", ""},
+		// Writes with return=representation and count=exact send the total.
+		{"insert counted", "POST", "lib_counters?select=id,label", "", []map[string]any{{"id": 10, "label": "a"}, {"id": 11, "label": "b"}},
+			"return=representation,count=exact", 201, "*/2", `[{"id":10,"label":"a"},{"id":11,"label":"b"}]`},
+		{"insert minimal counted", "POST", "lib_counters", "", map[string]any{"id": 13, "label": "c"}, "count=exact", 201, "*/1", ""},
+		{"insert not counted", "POST", "lib_counters", "", map[string]any{"id": 14, "label": "d"}, "", 201, "*/*", ""},
+		{"update counted", "PATCH", "lib_counters?id=in.(10,11)&select=id,hits", "", map[string]any{"hits": 3},
+			"return=representation,count=exact", 200, "0-1/2", `[{"id":10,"hits":3},{"id":11,"hits":3}]`},
+		{"delete minimal counted", "DELETE", "lib_counters?id=in.(13,14)", "", nil, "count=exact", 204, "0-1/2", ""},
+		// An upsert that only updates answers 200; one that inserts answers 201.
+		{"upsert update only", "POST", "lib_counters", "", map[string]any{"id": 1, "label": "unu", "hits": 9}, "resolution=merge-duplicates", 200, "*/*", ""},
+		{"upsert update only repr", "POST", "lib_counters?select=id,hits", "", []map[string]any{{"id": 1, "label": "unu", "hits": 10}},
+			"resolution=merge-duplicates,return=representation", 200, "*/*", `[{"id":1,"hits":10}]`},
+		{"upsert inserting", "POST", "lib_counters?select=id,hits", "", []map[string]any{{"id": 1, "label": "unu", "hits": 11}, {"id": 12, "label": "nou"}},
+			"resolution=merge-duplicates,return=representation,missing=default", 201, "*/*", `[{"id":1,"hits":11},{"id":12,"hits":0}]`},
+		{"upsert ignoring", "POST", "lib_counters", "", map[string]any{"id": 1, "label": "x"}, "resolution=ignore-duplicates", 201, "*/*", ""},
+		// missing=default fills identity and default columns of the objects that omit them.
+		{"missing=default", "POST", "lib_books?select=id,title,status,pages", "", []map[string]any{{"id": 50, "title": "A", "pages": 7}, {"title": "B", "status": "published"}},
+			"return=representation,missing=default", 201, "*/*", `[{"id":50,"title":"A","status":"draft","pages":7},{"id":101,"title":"B","status":"published","pages":100}]`},
+	} {
+		t.Run(s.name, func(t *testing.T) {
+			var hdr []string
+			if s.prefer != "" {
+				hdr = append(hdr, "Prefer", s.prefer)
+			}
+			r := e.do(s.method, s.path, s.bearer, s.body, hdr...)
+			if r.status != s.status || r.header.Get("Content-Range") != s.rangeH || (s.want != "" && compactJSON(t, r.raw) != s.want) {
+				t.Fatalf("%d %q %s, want %d %q %s", r.status, r.header.Get("Content-Range"), r.raw, s.status, s.rangeH, s.want)
+			}
+		})
+	}
+	r := e.do("GET", "lib_counters?select=id,hits,label&id=eq.1", "", nil)
+	if compactJSON(t, r.raw) != `[{"id":1,"hits":11,"label":"unu"}]` {
+		t.Fatalf("after the upserts: %s", r.raw)
+	}
+}
