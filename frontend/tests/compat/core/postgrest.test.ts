@@ -40,3 +40,106 @@ describe('fixture relationships', () => {
     expect(data).toEqual([{ label: 'din schema a doua' }]);
   });
 });
+
+describe('filters', () => {
+  test('nxr is &< and nxl is &>', async () => {
+    const nxr = await sb.from('lib_books').select('id').filter('span', 'nxr', '[1,10)').order('id');
+    expect(nxr.error).toBeNull();
+    expect(nxr.data).toEqual([{ id: 1 }]);
+    const nxl = await sb.from('lib_books').select('id').filter('span', 'nxl', '[5,20)').order('id');
+    expect(nxl.data).toEqual([{ id: 2 }, { id: 3 }]);
+  });
+
+  test('like, ilike and eq with (any) and (all)', async () => {
+    const anyOf = await sb.from('lib_books').select('id').likeAnyOf('title', ['*civil', 'Contr*']).order('id');
+    expect(anyOf.error).toBeNull();
+    expect(anyOf.data).toEqual([{ id: 1 }, { id: 3 }]);
+    const allOf = await sb.from('lib_books').select('id').likeAllOf('title', ['Drept*', '*penal']);
+    expect(allOf.data).toEqual([{ id: 2 }]);
+    const iany = await sb.from('lib_books').select('id').ilikeAnyOf('title', ['*CIVIL', 'obli*']).order('id');
+    expect(iany.data).toEqual([{ id: 1 }, { id: 4 }]);
+    const iall = await sb.from('lib_books').select('id').ilikeAllOf('title', ['drept*', '*CIVIL']);
+    expect(iall.data).toEqual([{ id: 1 }]);
+    const eqAny = await sb.from('lib_books').select('id').filter('year', 'eq(any)', '{2020,2022}').order('id');
+    expect(eqAny.data).toEqual([{ id: 1 }, { id: 3 }]);
+  });
+});
+
+describe('embeds', () => {
+  test('one-to-one embeds as an object', async () => {
+    const { data, error } = await sb.from('lib_authors').select('name, lib_profiles(bio)').in('id', [1, 3]).order('id');
+    expect(error).toBeNull();
+    expect(data).toEqual([
+      { name: 'Ana', lib_profiles: { bio: 'Profesoară' } },
+      { name: 'Cristina', lib_profiles: null },
+    ]);
+  });
+
+  test('an empty embed filters and is left out', async () => {
+    const { data, error } = await sb.from('lib_authors').select('name, lib_profiles!inner()').order('id');
+    expect(error).toBeNull();
+    expect(data).toEqual([{ name: 'Ana' }, { name: 'Bogdan' }]);
+  });
+});
+
+describe('output', () => {
+  test('stripNulls() leaves null members out', async () => {
+    const { data, error } = await sb.from('lib_books').select('id, year, note').in('id', [2, 4]).order('id').stripNulls();
+    expect(error).toBeNull();
+    expect(data).toEqual([{ id: 2, year: 2021 }, { id: 4, note: ' spaced ' }]);
+    const one = await sb.from('lib_books').select('id, year, note').eq('id', 4).single().stripNulls();
+    expect(one.data).toEqual({ id: 4, note: ' spaced ' });
+  });
+
+  test('csv() quotes as PostgREST, no trailing newline', async () => {
+    const { data, error } = await sb.from('lib_books').select('id, title, note').order('id').csv();
+    expect(error).toBeNull();
+    expect(data).toBe(
+      'id,title,note\n1,"Drept civil","a, ""b"""\n2,"Drept penal",\n3,Contracte,"line one\nline two"\n4,Obligații," spaced "',
+    );
+  });
+});
+
+describe('counts and statuses', () => {
+  test('a counted partial read answers 206', async () => {
+    const exact = await sb.from('lib_books').select('id', { count: 'exact' }).order('id').limit(1);
+    expect(exact.error).toBeNull();
+    expect(exact.status).toBe(206);
+    expect(exact.count).toBe(4);
+    const planned = await sb.from('lib_books').select('id', { count: 'planned' }).order('id').limit(2);
+    expect(planned.status).toBe(206);
+    expect(planned.count).toBe(4);
+  });
+
+  test('insert with select() and count sends the total', async () => {
+    const { data, count, status, error } = await sb
+      .from('lib_counters')
+      .insert([{ id: 20, label: 'a' }, { id: 21, label: 'b' }], { count: 'exact' })
+      .select('id');
+    expect(error).toBeNull();
+    expect(status).toBe(201);
+    expect(count).toBe(2);
+    expect(data).toEqual([{ id: 20 }, { id: 21 }]);
+  });
+
+  test('an upsert that only updates answers 200', async () => {
+    const upd = await sb.from('lib_counters').upsert({ id: 1, label: 'unu', hits: 7 });
+    expect(upd.error).toBeNull();
+    expect(upd.status).toBe(200);
+    const ins = await sb.from('lib_counters').upsert({ id: 22, label: 'nou' }).select('id, hits');
+    expect(ins.status).toBe(201);
+    expect(ins.data).toEqual([{ id: 22, hits: 0 }]);
+  });
+
+  test('missing=default fills identity and default columns', async () => {
+    const { data, error } = await sb
+      .from('lib_books')
+      .insert([{ id: 60, title: 'A', pages: 7 }, { title: 'B', status: 'published' }], { defaultToNull: false })
+      .select('title, status, pages');
+    expect(error).toBeNull();
+    expect(data).toEqual([
+      { title: 'A', status: 'draft', pages: 7 },
+      { title: 'B', status: 'published', pages: 100 },
+    ]);
+  });
+});
