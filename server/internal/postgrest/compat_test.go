@@ -208,3 +208,26 @@ func TestCompatCountsAndStatuses(t *testing.T) {
 		t.Fatalf("after the upserts: %s", r.raw)
 	}
 }
+
+// SQL that used to be edited as text after it was written (issue 17 §1): a many-to-many
+// !inner embed renamed the junction's alias too, and a spread alias holding " as " was cut
+// in the wrong place.
+func TestCompatEmbedSQL(t *testing.T) {
+	e := setupCompat(t)
+	for _, tc := range []struct{ name, path, want string }{
+		{"m2m inner", "lib_books?select=title,lib_authors!inner(name)&order=id", `[{"title":"Drept civil","lib_authors":[{"name":"Ana"},{"name":"Bogdan"}]},{"title":"Drept penal","lib_authors":[{"name":"Bogdan"}]},{"title":"Contracte","lib_authors":[{"name":"Cristina"}]}]`},
+		{"m2m inner filtered", "lib_books?select=title,lib_authors!inner(name)&lib_authors.name=eq.Cristina", `[{"title":"Contracte","lib_authors":[{"name":"Cristina"}]}]`},
+		{"m2m is.null", "lib_books?select=title,lib_authors()&lib_authors=is.null&order=id", `[{"title":"Obligații"}]`},
+		{"m2m not.is.null", "lib_books?select=id,lib_authors(name)&lib_authors.name=eq.Ana&lib_authors=not.is.null", `[{"id":1,"lib_authors":[{"name":"Ana"}]}]`},
+		{"nested inner", "lib_authors?select=name,lib_books!inner(title,lib_authors!inner(name))&lib_books.lib_authors.name=eq.Ana&order=id", `[{"name":"Ana","lib_books":[{"title":"Drept civil","lib_authors":[{"name":"Ana"}]}]},{"name":"Bogdan","lib_books":[{"title":"Drept civil","lib_authors":[{"name":"Ana"}]}]}]`},
+		{"related order", "lib_profiles?select=bio,lib_authors(name)&order=lib_authors(name).desc", `[{"bio":"Student","lib_authors":{"name":"Bogdan"}},{"bio":"Profesoară","lib_authors":{"name":"Ana"}}]`},
+		{"spread alias with as", "lib_profiles?select=bio,...lib_authors(x%20as%20y:name)&author_id=eq.1", `[{"bio":"Profesoară","x as y":"Ana"}]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := e.do("GET", tc.path, "", nil)
+			if r.status != 200 || compactJSON(t, r.raw) != tc.want {
+				t.Fatalf("%s: %d %s, want %s", tc.path, r.status, r.raw, tc.want)
+			}
+		})
+	}
+}
