@@ -128,24 +128,6 @@ func (b *builder) selectList(r *Relation, alias string, items []SelectItem, path
 			for _, k := range r.PK {
 				g.exprs = append(g.exprs, alias+"."+qi(k))
 			}
-		case it.Agg != "":
-			e := "count(*)"
-			if it.Column != "" {
-				ce, _, err := b.colExpr(r, alias, it.Column, it.JSON)
-				if err != nil {
-					return nil, err
-				}
-				e = it.Agg + "(" + ce + ")"
-			}
-			if it.Cast != "" {
-				e = "(" + e + ")::" + castType(it.Cast)
-			}
-			name := it.Alias
-			if name == "" {
-				name = it.Agg
-			}
-			b.grouping(path).agg = true
-			out = append(out, e+" as "+qi(name))
 		case it.Embed != nil:
 			cols, err := b.embed(r, alias, it, path)
 			if err != nil {
@@ -153,22 +135,51 @@ func (b *builder) selectList(r *Relation, alias string, items []SelectItem, path
 			}
 			out = append(out, cols...)
 		default:
-			e, _, err := b.colExpr(r, alias, it.Column, it.JSON)
+			e, name, err := b.item(r, alias, it, path)
 			if err != nil {
 				return nil, err
 			}
-			if it.Cast != "" {
-				e += "::" + castType(it.Cast)
-			}
-			name := it.Alias
-			if name == "" {
-				name = it.Column
-			}
-			b.grouping(path).exprs = append(b.grouping(path).exprs, e)
 			out = append(out, e+" as "+qi(name))
 		}
 	}
 	return out, nil
+}
+
+// item is a plain column or an aggregate of a level as an expression and its output name
+// (kept apart, so no caller has to find the alias back in SQL text).
+func (b *builder) item(r *Relation, alias string, it SelectItem, path string) (string, string, error) {
+	if it.Agg != "" {
+		e := "count(*)"
+		if it.Column != "" {
+			ce, _, err := b.colExpr(r, alias, it.Column, it.JSON)
+			if err != nil {
+				return "", "", err
+			}
+			e = it.Agg + "(" + ce + ")"
+		}
+		if it.Cast != "" {
+			e = "(" + e + ")::" + castType(it.Cast)
+		}
+		name := it.Alias
+		if name == "" {
+			name = it.Agg
+		}
+		b.grouping(path).agg = true
+		return e, name, nil
+	}
+	e, _, err := b.colExpr(r, alias, it.Column, it.JSON)
+	if err != nil {
+		return "", "", err
+	}
+	if it.Cast != "" {
+		e += "::" + castType(it.Cast)
+	}
+	name := it.Alias
+	if name == "" {
+		name = it.Column
+	}
+	b.grouping(path).exprs = append(b.grouping(path).exprs, e)
+	return e, name, nil
 }
 
 // relationship between parent and a target named by an embed.
@@ -351,18 +362,18 @@ func (b *builder) embed(parent *Relation, palias string, it SelectItem, path str
 			if si.Embed != nil || si.Star {
 				return nil, apiErr(400, "PGRST100", "spread embeds support plain columns only", "")
 			}
-			list, err := b.selectList(rel.target, t, []SelectItem{si}, sub)
+			expr, as, err := b.item(rel.target, t, si, sub)
 			if err != nil {
 				return nil, err
 			}
-			col := list[0]
-			as := col[strings.LastIndex(col, " as ")+4:]
-			out = append(out, "(select "+strings.TrimSuffix(col, " as "+as)+" from "+relName(rel.target)+" "+t+" where "+cond+" limit 1) as "+as)
+			out = append(out, "(select "+expr+" from "+relName(rel.target)+" "+t+" where "+cond+" limit 1) as "+qi(as))
 		}
 		return out, nil
 	}
 	inner := "select " + strings.Join(list, ", ") + " from " + relName(rel.target) + " " + t + " where " + cond + b.groupBy(sub)
-	exists := "exists (select 1 from " + relName(rel.target) + " " + t + "_i where " + strings.ReplaceAll(cond, t+".", t+"_i.") + ")"
+	// The alias t is fresh, defined nowhere the parent's conditions can see, so the
+	// existence test reads the target under the same alias and the same condition.
+	exists := "exists (select 1 from " + relName(rel.target) + " " + t + " where " + cond + ")"
 	if e.Inner {
 		b.innerConds = append(b.innerConds, innerCond{path: path, sql: exists})
 	}
@@ -660,13 +671,12 @@ func (b *builder) relatedOrder(r *Relation, path string, t OrderTerm) (string, e
 		return "", &Error{Status: 400, Code: "PGRST118", Message: fmt.Sprintf("A related order on '%s' is not possible", t.Relation),
 			Details: fmt.Sprintf("'%s' and '%s' do not form a many-to-one or one-to-one relationship", r.Name, ref.rel.target.Name)}
 	}
-	o := ref.alias + "_o"
-	col, _, err := b.colExpr(ref.rel.target, o, t.Column, t.JSON)
+	// The embed's alias is not visible at this level's ORDER BY: reuse it and its condition.
+	col, _, err := b.colExpr(ref.rel.target, ref.alias, t.Column, t.JSON)
 	if err != nil {
 		return "", err
 	}
-	cond := strings.ReplaceAll(ref.cond, ref.alias+".", o+".")
-	return "(select " + col + " from " + relName(ref.rel.target) + " " + o + " where " + cond + " limit 1)", nil
+	return "(select " + col + " from " + relName(ref.rel.target) + " " + ref.alias + " where " + ref.cond + " limit 1)", nil
 }
 
 func (b *builder) limitOffset(path string, maxRows int) string {
