@@ -222,6 +222,7 @@ func TestCompatEmbedSQL(t *testing.T) {
 		{"nested inner", "lib_authors?select=name,lib_books!inner(title,lib_authors!inner(name))&lib_books.lib_authors.name=eq.Ana&order=id", `[{"name":"Ana","lib_books":[{"title":"Drept civil","lib_authors":[{"name":"Ana"}]}]},{"name":"Bogdan","lib_books":[{"title":"Drept civil","lib_authors":[{"name":"Ana"}]}]}]`},
 		{"related order", "lib_profiles?select=bio,lib_authors(name)&order=lib_authors(name).desc", `[{"bio":"Student","lib_authors":{"name":"Bogdan"}},{"bio":"Profesoară","lib_authors":{"name":"Ana"}}]`},
 		{"spread alias with as", "lib_profiles?select=bio,...lib_authors(x%20as%20y:name)&author_id=eq.1", `[{"bio":"Profesoară","x as y":"Ana"}]`},
+		{"quoted spread alias with as", "lib_profiles?select=bio,...lib_authors(%22x%20as%20y%22:name)&author_id=eq.1", `[{"bio":"Profesoară","x as y":"Ana"}]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := e.do("GET", tc.path, "", nil)

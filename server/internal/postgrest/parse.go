@@ -415,6 +415,9 @@ func parseSelectItem(s string) (SelectItem, error) {
 	}
 	if a, rest, ok := strings.Cut(s, ":"); ok && !strings.HasPrefix(rest, ":") {
 		it.Alias, s = a, rest
+		if len(a) >= 2 && a[0] == '"' && a[len(a)-1] == '"' {
+			it.Alias = a[1 : len(a)-1] // "an alias with spaces", as supabase-js keeps it
+		}
 	}
 	if c, cast, ok := strings.Cut(s, "::"); ok {
 		s, it.Cast = c, cast

@@ -82,6 +82,23 @@ describe('embeds', () => {
   });
 });
 
+describe('statements once edited as text', () => {
+  test('a many-to-many embed with !inner, and is.null on it', async () => {
+    const inner = await sb.from('lib_books').select('title, lib_authors!inner(name)').eq('lib_authors.name', 'Cristina');
+    expect(inner.error).toBeNull();
+    expect(inner.data).toEqual([{ title: 'Contracte', lib_authors: [{ name: 'Cristina' }] }]);
+    const orphans = await sb.from('lib_books').select('title, lib_authors()').is('lib_authors', null).order('id');
+    expect(orphans.error).toBeNull();
+    expect(orphans.data).toEqual([{ title: 'Obligații' }]);
+  });
+
+  test('a spread alias holding " as "', async () => {
+    const { data, error } = await sb.from('lib_profiles').select('bio, ...lib_authors("x as y":name)').eq('author_id', 1);
+    expect(error).toBeNull();
+    expect(data).toEqual([{ bio: 'Profesoară', 'x as y': 'Ana' }]);
+  });
+});
+
 describe('output', () => {
   test('stripNulls() leaves null members out', async () => {
     const { data, error } = await sb.from('lib_books').select('id, year, note').in('id', [2, 4]).order('id').stripNulls();
