@@ -66,7 +66,7 @@ test/contract: build/server ## supabase-js contract tests against a running serv
 	@if [ -f $(FRONTEND)/package.json ]; then ./scripts/with-server.sh bash -c 'cd $(FRONTEND) && npm run test:contract --silent'; fi
 
 test/core: build/server ## supabase-js against the core alone (CASUS_APP=none) on a fixture schema
-	@if [ -f $(FRONTEND)/package.json ]; then CASUS_APP=none ./scripts/with-server.sh bash -c 'cd $(FRONTEND) && npm run test:core --silent'; fi
+	@if [ -f $(FRONTEND)/package.json ]; then CASUS_APP=none WITH_SERVER_SCHEMAS=lib_extra ./scripts/with-server.sh bash -c 'cd $(FRONTEND) && npm run test:core --silent'; fi
 
 test/e2e: build ## Playwright + Debian chromium end-to-end tests
 	@if [ -f $(FRONTEND)/package.json ]; then ./scripts/with-server.sh bash -c 'cd $(FRONTEND) && npm run test:e2e --silent'; fi

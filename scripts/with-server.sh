@@ -58,6 +58,17 @@ trap 'exit 143' TERM
 psql "$admin" -qc "create database $db" >/dev/null
 db_created=1
 
+# WITH_SERVER_SCHEMAS=a,b: extra schemas to expose after public (DB_SCHEMAS), created empty
+# before the server starts (it checks them at start); a fixture then fills them with psql.
+schemas=public
+if [ -n "${WITH_SERVER_SCHEMAS:-}" ]; then
+  for s in ${WITH_SERVER_SCHEMAS//,/ }; do
+    [[ $s =~ ^[a-z_][a-z0-9_]*$ ]] || { echo "with-server: bad schema name $s" >&2; exit 2; }
+    psql "$dburl" -qc "create schema $s; grant usage on schema $s to public" >/dev/null
+    schemas="$schemas,$s"
+  done
+fi
+
 # A free loopback port: nothing answers on it (random, so parallel runs rarely collide).
 taken=" "
 port() {
@@ -114,7 +125,7 @@ export ANON_KEY SERVICE_ROLE_KEY
 # The auth features GoTrue ships off (anonymous sign-ins, reauthentication for a password
 # change, unlinking identities) are on, so the contract tests reach them; the Go tests
 # cover them off.
-env DATABASE_URL="$dburl" CASUS_ADDR="127.0.0.1:$app_port" SITE_URL="http://127.0.0.1:$app_port" \
+env DATABASE_URL="$dburl" DB_SCHEMAS="$schemas" CASUS_ADDR="127.0.0.1:$app_port" SITE_URL="http://127.0.0.1:$app_port" \
   SMTP_HOST=127.0.0.1 SMTP_PORT="$smtp_port" SMTP_USER= SMTP_PASS= SMTP_SENDER="Casus <no-reply@casus.test>" \
   CASUS_STATE_DIR="$state" FRONTEND_DIR="$root/frontend/dist" CODES_DIR="$root/codes" MAILER_AUTOCONFIRM=false \
   RATE_LIMIT_SIGNIN="${RATE_LIMIT_SIGNIN:-1000}" RATE_LIMIT_SIGNUP="${RATE_LIMIT_SIGNUP:-1000}" \
@@ -130,7 +141,7 @@ if ! wait_http "http://127.0.0.1:$app_port/auth/v1/health" "$server_pid" "apikey
   exit 1
 fi
 
-export CASUS_URL="http://127.0.0.1:$app_port" SMTP_SINK_URL="http://127.0.0.1:$sink_port" DATABASE_URL="$dburl"
+export CASUS_URL="http://127.0.0.1:$app_port" SMTP_SINK_URL="http://127.0.0.1:$sink_port" DATABASE_URL="$dburl" DB_SCHEMAS="$schemas"
 
 set +e
 "$@"

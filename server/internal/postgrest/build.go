@@ -128,24 +128,6 @@ func (b *builder) selectList(r *Relation, alias string, items []SelectItem, path
 			for _, k := range r.PK {
 				g.exprs = append(g.exprs, alias+"."+qi(k))
 			}
-		case it.Agg != "":
-			e := "count(*)"
-			if it.Column != "" {
-				ce, _, err := b.colExpr(r, alias, it.Column, it.JSON)
-				if err != nil {
-					return nil, err
-				}
-				e = it.Agg + "(" + ce + ")"
-			}
-			if it.Cast != "" {
-				e = "(" + e + ")::" + castType(it.Cast)
-			}
-			name := it.Alias
-			if name == "" {
-				name = it.Agg
-			}
-			b.grouping(path).agg = true
-			out = append(out, e+" as "+qi(name))
 		case it.Embed != nil:
 			cols, err := b.embed(r, alias, it, path)
 			if err != nil {
@@ -153,22 +135,51 @@ func (b *builder) selectList(r *Relation, alias string, items []SelectItem, path
 			}
 			out = append(out, cols...)
 		default:
-			e, _, err := b.colExpr(r, alias, it.Column, it.JSON)
+			e, name, err := b.item(r, alias, it, path)
 			if err != nil {
 				return nil, err
 			}
-			if it.Cast != "" {
-				e += "::" + castType(it.Cast)
-			}
-			name := it.Alias
-			if name == "" {
-				name = it.Column
-			}
-			b.grouping(path).exprs = append(b.grouping(path).exprs, e)
 			out = append(out, e+" as "+qi(name))
 		}
 	}
 	return out, nil
+}
+
+// item is a plain column or an aggregate of a level as an expression and its output name
+// (kept apart, so no caller has to find the alias back in SQL text).
+func (b *builder) item(r *Relation, alias string, it SelectItem, path string) (string, string, error) {
+	if it.Agg != "" {
+		e := "count(*)"
+		if it.Column != "" {
+			ce, _, err := b.colExpr(r, alias, it.Column, it.JSON)
+			if err != nil {
+				return "", "", err
+			}
+			e = it.Agg + "(" + ce + ")"
+		}
+		if it.Cast != "" {
+			e = "(" + e + ")::" + castType(it.Cast)
+		}
+		name := it.Alias
+		if name == "" {
+			name = it.Agg
+		}
+		b.grouping(path).agg = true
+		return e, name, nil
+	}
+	e, _, err := b.colExpr(r, alias, it.Column, it.JSON)
+	if err != nil {
+		return "", "", err
+	}
+	if it.Cast != "" {
+		e += "::" + castType(it.Cast)
+	}
+	name := it.Alias
+	if name == "" {
+		name = it.Column
+	}
+	b.grouping(path).exprs = append(b.grouping(path).exprs, e)
+	return e, name, nil
 }
 
 // relationship between parent and a target named by an embed.
@@ -179,6 +190,29 @@ type relationship struct {
 	junction *Relation
 	jParent  *FK // junction → parent
 	jTarget  *FK // junction → target
+	// oneToOne: the target's FK to the parent is also its primary key, so at most one
+	// target row matches; embedded as an object although joined like a to-many.
+	oneToOne bool
+}
+
+// single reports whether the embed yields at most one row (an object, not an array).
+func (r *relationship) single() bool { return r.toOne || r.oneToOne }
+
+// sameCols reports whether a and b name the same columns, in any order.
+func sameCols(a, b []string) bool {
+	if len(a) != len(b) || len(a) == 0 {
+		return false
+	}
+	for _, x := range a {
+		found := false
+		for _, y := range b {
+			found = found || x == y
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 func (b *builder) findRelationship(parent *Relation, e *Embed) (*relationship, error) {
@@ -213,7 +247,7 @@ func (b *builder) findRelationship(parent *Relation, e *Embed) (*relationship, e
 		}
 		for _, fk := range target.FKs {
 			if fk.To == parent && matches(fk) && fk.From != fk.To {
-				cands = append(cands, &relationship{target: target, toOne: false, fk: fk})
+				cands = append(cands, &relationship{target: target, toOne: false, fk: fk, oneToOne: sameCols(fk.FromCols, target.PK)})
 			}
 		}
 		if len(cands) == 0 {
@@ -320,7 +354,7 @@ func (b *builder) embed(parent *Relation, palias string, it SelectItem, path str
 	}
 	if it.Spread {
 		b.addEmbedRef(path, name, embedRef{rel: rel, alias: t, cond: cond})
-		if !rel.toOne {
+		if !rel.single() {
 			return nil, &Error{Status: 400, Code: "PGRST119", Message: "A spread operation on '" + e.Relation + "' is not possible", Details: "'" + parent.Name + "' and '" + e.Relation + "' do not form a many-to-one or one-to-one relationship"}
 		}
 		var out []string
@@ -328,18 +362,18 @@ func (b *builder) embed(parent *Relation, palias string, it SelectItem, path str
 			if si.Embed != nil || si.Star {
 				return nil, apiErr(400, "PGRST100", "spread embeds support plain columns only", "")
 			}
-			list, err := b.selectList(rel.target, t, []SelectItem{si}, sub)
+			expr, as, err := b.item(rel.target, t, si, sub)
 			if err != nil {
 				return nil, err
 			}
-			col := list[0]
-			as := col[strings.LastIndex(col, " as ")+4:]
-			out = append(out, "(select "+strings.TrimSuffix(col, " as "+as)+" from "+relName(rel.target)+" "+t+" where "+cond+" limit 1) as "+as)
+			out = append(out, "(select "+expr+" from "+relName(rel.target)+" "+t+" where "+cond+" limit 1) as "+qi(as))
 		}
 		return out, nil
 	}
 	inner := "select " + strings.Join(list, ", ") + " from " + relName(rel.target) + " " + t + " where " + cond + b.groupBy(sub)
-	exists := "exists (select 1 from " + relName(rel.target) + " " + t + "_i where " + strings.ReplaceAll(cond, t+".", t+"_i.") + ")"
+	// The alias t is fresh, defined nowhere the parent's conditions can see, so the
+	// existence test reads the target under the same alias and the same condition.
+	exists := "exists (select 1 from " + relName(rel.target) + " " + t + " where " + cond + ")"
 	if e.Inner {
 		b.innerConds = append(b.innerConds, innerCond{path: path, sql: exists})
 	}
@@ -349,8 +383,12 @@ func (b *builder) embed(parent *Relation, palias string, it SelectItem, path str
 	}
 	b.embedExists[path+"\x00"+name] = exists
 	b.addEmbedRef(path, name, embedRef{rel: rel, alias: t, cond: cond})
+	if len(e.Select) == 0 {
+		// An empty embed "rel()" only filters (with !inner or rel=is.null): no output key.
+		return nil, nil
+	}
 	r := b.nextAlias("e")
-	if rel.toOne {
+	if rel.single() {
 		return []string{"(select row_to_json(" + r + ") from (" + inner + " limit 1) " + r + ") as " + qi(name)}, nil
 	}
 	order, err := b.orderBy(rel.target, t, sub)
@@ -449,7 +487,7 @@ func (b *builder) logic(r *Relation, alias, path string, l *Logic) (string, erro
 }
 
 var cmpOps = map[string]string{"eq": "=", "neq": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<=",
-	"cs": "@>", "cd": "<@", "ov": "&&", "sl": "<<", "sr": ">>", "nxl": "&<", "nxr": "&>", "adj": "-|-"}
+	"cs": "@>", "cd": "<@", "ov": "&&", "sl": "<<", "sr": ">>", "nxr": "&<", "nxl": "&>", "adj": "-|-"}
 
 var ftsFuncs = map[string]string{"fts": "to_tsquery", "plfts": "plainto_tsquery", "phfts": "phraseto_tsquery", "wfts": "websearch_to_tsquery"}
 
@@ -466,6 +504,9 @@ func (b *builder) filter(r *Relation, alias string, f Filter) (string, error) {
 		}
 	}
 	val := func(v string) string { return b.arg(v) + "::text::" + typ }
+	if f.Arg != "" && ftsFuncs[f.Op] == "" {
+		return b.quantified(e, typ, f)
+	}
 	var c string
 	switch f.Op {
 	case "eq", "neq", "gt", "gte", "lt", "lte", "cs", "cd", "sl", "sr", "nxl", "nxr", "adj":
@@ -522,6 +563,36 @@ func (b *builder) filter(r *Relation, alias string, f Filter) (string, error) {
 		}
 	default:
 		return "", apiErr(400, "PGRST100", "unknown operator "+f.Op, "")
+	}
+	if f.Not {
+		c = "not (" + c + ")"
+	}
+	return c, nil
+}
+
+// quantifiedOps are the operators that take PostgREST's (any) and (all) modifiers, with
+// the value a list in braces: like(any).{a*,b*} is col like any('{a%,b%}').
+var quantifiedOps = map[string]string{"eq": "=", "neq": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<=",
+	"like": "like", "ilike": "ilike", "match": "~", "imatch": "~*"}
+
+func (b *builder) quantified(e, typ string, f Filter) (string, error) {
+	op, ok := quantifiedOps[f.Op]
+	q := strings.ToLower(f.Arg)
+	if !ok || (q != "any" && q != "all") {
+		return "", apiErr(400, "PGRST100", fmt.Sprintf("failed to parse filter (%s(%s).%s)", f.Op, f.Arg, f.Value), "unexpected modifier "+f.Arg)
+	}
+	v := f.Value
+	if !strings.HasPrefix(v, "{") || !strings.HasSuffix(v, "}") {
+		return "", apiErr(400, "PGRST100", fmt.Sprintf("failed to parse filter (%s(%s).%s)", f.Op, f.Arg, f.Value), "expecting \"{\"")
+	}
+	var c string
+	switch f.Op {
+	case "like", "ilike":
+		c = e + "::text " + op + " " + q + "(" + b.arg(strings.ReplaceAll(v, "*", "%")) + "::text[])"
+	case "match", "imatch":
+		c = e + "::text " + op + " " + q + "(" + b.arg(v) + "::text[])"
+	default:
+		c = e + " " + op + " " + q + "(" + b.arg(v) + "::text::" + arrayType(typ) + ")"
 	}
 	if f.Not {
 		c = "not (" + c + ")"
@@ -596,17 +667,16 @@ func (b *builder) relatedOrder(r *Relation, path string, t OrderTerm) (string, e
 		return "", &Error{Status: 400, Code: "PGRST108", Message: fmt.Sprintf("'%s' is not an embedded resource in this request", t.Relation),
 			Hint: fmt.Sprintf("Verify that '%s' is included in the 'select' query parameter.", t.Relation)}
 	}
-	if !ref.rel.toOne {
+	if !ref.rel.single() {
 		return "", &Error{Status: 400, Code: "PGRST118", Message: fmt.Sprintf("A related order on '%s' is not possible", t.Relation),
 			Details: fmt.Sprintf("'%s' and '%s' do not form a many-to-one or one-to-one relationship", r.Name, ref.rel.target.Name)}
 	}
-	o := ref.alias + "_o"
-	col, _, err := b.colExpr(ref.rel.target, o, t.Column, t.JSON)
+	// The embed's alias is not visible at this level's ORDER BY: reuse it and its condition.
+	col, _, err := b.colExpr(ref.rel.target, ref.alias, t.Column, t.JSON)
 	if err != nil {
 		return "", err
 	}
-	cond := strings.ReplaceAll(ref.cond, ref.alias+".", o+".")
-	return "(select " + col + " from " + relName(ref.rel.target) + " " + o + " where " + cond + " limit 1)", nil
+	return "(select " + col + " from " + relName(ref.rel.target) + " " + ref.alias + " where " + ref.cond + " limit 1)", nil
 }
 
 func (b *builder) limitOffset(path string, maxRows int) string {

@@ -95,6 +95,8 @@ type request struct {
 	prefer map[string]string
 	single bool
 	csv    bool
+	// strip: Accept asked for nulls=stripped (object members that are null are left out).
+	strip bool
 	// For Prefer count=planned|estimated: the EXPLAIN giving the planner's row estimate,
 	// and the statement with an exact count that estimated uses below max-rows.
 	explainSQL, exactSQL string
@@ -166,6 +168,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) error {
 	}
 	rq.single = strings.Contains(accept, "application/vnd.pgrst.object+json")
 	rq.csv = strings.Contains(accept, "text/csv")
+	rq.strip = stripNulls(accept)
 	path := strings.TrimPrefix(r.URL.Path, "/rest/v1/")
 	if path == "" {
 		httpx.WriteJSON(w, 200, map[string]any{"swagger": "2.0", "info": map[string]string{"title": "Casus data API"}})
@@ -280,7 +283,47 @@ func (s *Server) profile(r *http.Request) (string, error) {
 
 // mediaTypes are the bodies this API produces (JSON, the single-object JSON, CSV).
 var mediaTypes = map[string]bool{"*/*": true, "application/*": true, "application/json": true, "text/*": true, "text/csv": true,
-	"application/vnd.pgrst.object+json": true, "application/vnd.pgrst.object": true, "application/openapi+json": true}
+	"application/vnd.pgrst.object+json": true, "application/vnd.pgrst.object": true, "application/openapi+json": true,
+	"application/vnd.pgrst.array+json": true, "application/vnd.pgrst.array": true}
+
+// stripNulls reports whether Accept asks for PostgREST's nulls=stripped on its array or
+// object media type.
+func stripNulls(accept string) bool {
+	for _, part := range strings.Split(accept, ",") {
+		mt, params, _ := strings.Cut(part, ";")
+		mt = strings.ToLower(strings.TrimSpace(mt))
+		if mt != "application/vnd.pgrst.array+json" && mt != "application/vnd.pgrst.object+json" {
+			continue
+		}
+		for _, p := range strings.Split(params, ";") {
+			if strings.EqualFold(strings.ReplaceAll(p, " ", ""), "nulls=stripped") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// listBody is the select expression that builds the JSON body from the rows of _r.
+func (rq *request) listBody() string {
+	if rq.strip {
+		return "json_strip_nulls(coalesce(json_agg(_r), '[]'))::text"
+	}
+	return "coalesce(json_agg(_r), '[]')::text"
+}
+
+// contentType is the media type of a JSON answer (array, or single object).
+func (rq *request) contentType(single bool) string {
+	switch {
+	case single && rq.strip:
+		return "application/vnd.pgrst.object+json;nulls=stripped; charset=utf-8"
+	case single:
+		return "application/vnd.pgrst.object+json; charset=utf-8"
+	case rq.strip:
+		return "application/vnd.pgrst.array+json;nulls=stripped; charset=utf-8"
+	}
+	return "application/json; charset=utf-8"
+}
 
 func acceptable(accept string) bool {
 	if strings.TrimSpace(accept) == "" {
@@ -549,7 +592,7 @@ func (s *Server) read(rq *request, sc *Schema, rel *Relation) error {
 	}
 	from := " from " + relName(rel) + " _t0" + where + b.groupBy("")
 	stmt := func(count string) string {
-		return "select coalesce(json_agg(_r), '[]')::text, count(_r)::int, " + count + " from (select " + strings.Join(list, ", ") +
+		return "select " + rq.listBody() + ", count(_r)::int, " + count + " from (select " + strings.Join(list, ", ") +
 			from + order + b.limitOffset("", s.d.Config.DBMaxRows) + ") _r"
 	}
 	exact := "(select count(*) from (select 1" + from + ") _c)"
@@ -581,7 +624,7 @@ func (s *Server) read(rq *request, sc *Schema, rel *Relation) error {
 			Details: fmt.Sprintf("An offset of %d was requested, but there are only %d rows.", off, *res.total)}
 	}
 	setPreferenceApplied(rq, appliedRead)
-	return s.respond(rq, res, http.StatusOK, rq.q.Offset[""])
+	return s.respond(rq, res, rangeStatus(res), rq.q.Offset[""])
 }
 
 // estimateMayReveal reports whether the planner's estimate for rel could tell the caller
@@ -594,18 +637,32 @@ func estimateMayReveal(rq *request, rel *Relation) bool {
 	return rel.RowSecurity || rel.IsView
 }
 
-// respond writes the body with Content-Range, single-object negotiation and CSV.
-func (s *Server) respond(rq *request, res result, status, offset int) error {
-	w := rq.w
+// contentRange is the Content-Range of rows from offset (-1: no range, as for inserts)
+// out of the total, "*" when not counted.
+func contentRange(res result, offset int) string {
 	total := "*"
 	if res.total != nil {
 		total = strconv.FormatInt(*res.total, 10)
 	}
-	if res.rows > 0 {
-		w.Header().Set("Content-Range", fmt.Sprintf("%d-%d/%s", offset, offset+res.rows-1, total))
-	} else {
-		w.Header().Set("Content-Range", "*/"+total)
+	if res.rows > 0 && offset >= 0 {
+		return fmt.Sprintf("%d-%d/%s", offset, offset+res.rows-1, total)
 	}
+	return "*/" + total
+}
+
+// rangeStatus is PostgREST's status for a read: 206 when a counted total is larger than
+// the rows answered, else 200.
+func rangeStatus(res result) int {
+	if res.total != nil && int64(res.rows) < *res.total {
+		return http.StatusPartialContent
+	}
+	return http.StatusOK
+}
+
+// respond writes the body with Content-Range, single-object negotiation and CSV.
+func (s *Server) respond(rq *request, res result, status, offset int) error {
+	w := rq.w
+	w.Header().Set("Content-Range", contentRange(res, offset))
 	body := res.body
 	switch {
 	case rq.single:
@@ -615,7 +672,7 @@ func (s *Server) respond(rq *request, res result, status, offset int) error {
 		var arr []json.RawMessage
 		_ = json.Unmarshal(body, &arr)
 		body = arr[0]
-		w.Header().Set("Content-Type", "application/vnd.pgrst.object+json; charset=utf-8")
+		w.Header().Set("Content-Type", rq.contentType(true))
 	case rq.csv:
 		csv, err := toCSV(body)
 		if err != nil {
@@ -624,7 +681,7 @@ func (s *Server) respond(rq *request, res result, status, offset int) error {
 		body = csv
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	default:
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set("Content-Type", rq.contentType(false))
 	}
 	// A known length spares net/http the chunked encoding of bodies over its 2 KB buffer.
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))

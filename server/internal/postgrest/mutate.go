@@ -2,7 +2,6 @@ package postgrest
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -109,7 +108,7 @@ func (s *Server) mutationResult(rq *request, b *builder, rel *Relation, cte stri
 	if err != nil {
 		return "", err
 	}
-	return "with _m as (" + cte + ") select coalesce(json_agg(_r), '[]')::text, count(_r)::int, null::bigint from (select " +
+	return "with _m as (" + cte + ") select " + rq.listBody() + ", count(_r)::int, null::bigint from (select " +
 		strings.Join(list, ", ") + " from _m _t0) _r", nil
 }
 
@@ -121,6 +120,10 @@ func (s *Server) insert(rq *request, sc *Schema, rel *Relation) error {
 	b := &builder{s: sc, q: rq.q}
 	src := relName(rel)
 	cte := "insert into " + src
+	upsert := rq.prefer["resolution"] == "merge-duplicates"
+	if upsert {
+		cte += " as _ins" // the RETURNING below tells inserted rows from updated ones
+	}
 	if data == "[]" {
 		// An empty array inserts nothing (PostgREST answers 201 with no rows).
 		setPreferenceApplied(rq, appliedInsert)
@@ -162,16 +165,44 @@ func (s *Server) insert(rq *request, sc *Schema, rel *Relation) error {
 			cte += " do update set " + strings.Join(sets, ", ")
 		}
 	}
-	res, err := s.mutate(rq, b, rel, cte)
+	var res result
+	if upsert {
+		res, err = s.upsert(rq, b, rel, cte)
+	} else {
+		res, err = s.mutate(rq, b, rel, cte)
+	}
 	if err != nil {
 		return err
 	}
+	status := http.StatusCreated
+	if upsert && res.total != nil && *res.total == 0 {
+		// PostgREST: an upsert that inserted nothing (it only updated) answers 200.
+		status = http.StatusOK
+	}
+	res.total = nil
 	if len(rel.PK) == 0 && len(rq.q.OnConflict) == 0 {
 		// PostgREST does not report a resolution it could not apply (no key to conflict on).
 		delete(rq.prefer, "resolution")
 	}
 	setPreferenceApplied(rq, appliedInsert)
-	return s.mutationResponse(rq, rel, res, http.StatusCreated)
+	return s.mutationResponse(rq, rel, res, status)
+}
+
+// upsert runs an insert ... on conflict do update (the target aliased _ins) and reports in
+// res.total how many rows it inserted rather than updated (xmax is 0 for a new row).
+func (s *Server) upsert(rq *request, b *builder, rel *Relation, cte string) (result, error) {
+	rq.aliases = b.aliasNames(rel.Name)
+	if minimal(rq) {
+		sql := "with _m as (" + cte + " returning _ins.xmax::text::bigint = 0 as _new) select '[]', count(*)::int, count(*) filter (where _new) from _m"
+		return s.run(rq, db.ReadWrite, sql, b.args, false)
+	}
+	list, err := b.selectList(rel, "_t0", rq.q.Select, "")
+	if err != nil {
+		return result{}, err
+	}
+	sql := "with _m as (" + cte + " returning _ins as _row, _ins.xmax::text::bigint = 0 as _new) select " + rq.listBody() + ", count(_r)::int, " +
+		"(select count(*) from _m where _new) from (select " + strings.Join(list, ", ") + " from (select (_m._row).* from _m) _t0) _r"
+	return s.run(rq, db.ReadWrite, sql, b.args, false)
 }
 
 func (s *Server) mutationResponse(rq *request, rel *Relation, res result, status int) error {
@@ -185,19 +216,26 @@ func (s *Server) mutationResponse(rq *request, rel *Relation, res result, status
 		}
 		rq.w.Header().Set("Location", "/"+rel.Name+"?"+q.Encode())
 	}
+	// PostgREST's Content-Range for writes: the total (the rows written) only with a
+	// count preference; an insert names no range ("*/n"), other writes 0-(n-1).
+	offset := 0
+	if rq.r.Method == http.MethodPost {
+		offset = -1
+	}
+	if rq.prefer["count"] != "" {
+		n := int64(res.rows)
+		res.total = &n
+	}
 	if ret != "representation" {
-		rq.w.Header().Set("Content-Range", fmt.Sprintf("*/%d", res.rows))
-		if status == http.StatusCreated {
-			rq.w.WriteHeader(http.StatusCreated)
+		rq.w.Header().Set("Content-Range", contentRange(res, offset))
+		if rq.r.Method == http.MethodPost {
+			rq.w.WriteHeader(status)
 		} else {
 			rq.w.WriteHeader(http.StatusNoContent)
 		}
 		return nil
 	}
-	if status != http.StatusCreated {
-		status = http.StatusOK
-	}
-	return s.respond(rq, res, status, 0)
+	return s.respond(rq, res, status, offset)
 }
 
 func (s *Server) update(rq *request, sc *Schema, rel *Relation) error {
@@ -310,7 +348,7 @@ func (s *Server) put(rq *request, sc *Schema, rel *Relation) error {
 		if lerr != nil {
 			return lerr
 		}
-		sql := "with _m as (" + cte + " returning _ins as _row, _ins.xmax::text::bigint = 0 as _new) select coalesce(json_agg(_r), '[]')::text, count(_r)::int, " +
+		sql := "with _m as (" + cte + " returning _ins as _row, _ins.xmax::text::bigint = 0 as _new) select " + rq.listBody() + ", count(_r)::int, " +
 			"(select count(*) from _m where _new) from (select " + strings.Join(list, ", ") + " from (select (_m._row).* from _m) _t0) _r"
 		res, err = s.run(rq, db.ReadWrite, sql, b.args, false)
 	}
@@ -445,10 +483,13 @@ func (s *Server) rpc(rq *request, sc *Schema, f *Func) error {
 		if err != nil {
 			return err
 		}
-		sql = "select coalesce(json_agg(_r), '[]')::text, count(_r)::int, null::bigint from (select " + strings.Join(list, ", ") +
+		sql = "select " + rq.listBody() + ", count(_r)::int, null::bigint from (select " + strings.Join(list, ", ") +
 			" from " + fn + " _t0" + where + b.groupBy("") + order + b.limitOffset("", s.d.Config.DBMaxRows) + ") _r"
 	default:
 		sql = "select coalesce(to_json(" + fn + "), 'null')::text, 1, null::bigint"
+		if rq.strip {
+			sql = "select json_strip_nulls(coalesce(to_json(" + fn + "), 'null'))::text, 1, null::bigint"
+		}
 	}
 	rq.aliases = b.aliasNames(f.Name)
 	res, err := s.exec(rq, mode, sql, b.args)
@@ -468,7 +509,7 @@ func (s *Server) rpc(rq *request, sc *Schema, f *Func) error {
 		// A function returning one composite answers with an object (or null).
 		var arr []json.RawMessage
 		_ = json.Unmarshal(res.body, &arr)
-		rq.w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		rq.w.Header().Set("Content-Type", rq.contentType(false))
 		rq.w.WriteHeader(http.StatusOK)
 		if len(arr) == 0 || string(arr[0]) == "null" {
 			_, _ = rq.w.Write([]byte("null"))
@@ -478,7 +519,7 @@ func (s *Server) rpc(rq *request, sc *Schema, f *Func) error {
 		return nil
 	}
 	if !f.ReturnsSet && !f.ReturnsRow && !rq.single {
-		rq.w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		rq.w.Header().Set("Content-Type", rq.contentType(false))
 		rq.w.WriteHeader(http.StatusOK)
 		_, _ = rq.w.Write(res.body)
 		return nil
@@ -496,15 +537,18 @@ func (s *Server) noFunc(f *Func, args map[string]json.RawMessage) error {
 		Hint: "Perhaps you meant to call the function with different arguments"}
 }
 
-// toCSV turns a JSON array of objects into CSV, keeping the key order of the first row.
+// toCSV turns a JSON array of objects into CSV as PostgREST writes it: the keys of the
+// first row as the header, then each row as PostgreSQL prints a record without its
+// parentheses (null empty, true/false as t/f, a value quoted when it is empty or holds a
+// comma, quote, backslash, parenthesis or space), lines joined by "\n" with none after.
 func toCSV(body []byte) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if _, err := dec.Token(); err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
 	var header []string
+	var lines int
 	for dec.More() {
 		var row orderedRow
 		if err := dec.Decode(&row); err != nil {
@@ -512,26 +556,54 @@ func toCSV(body []byte) ([]byte, error) {
 		}
 		if header == nil {
 			header = row.keys
-			_ = w.Write(header)
+			buf.WriteString(strings.Join(header, ","))
 		}
-		rec := make([]string, len(header))
+		buf.WriteByte('\n')
+		lines++
 		for i, k := range header {
-			rec[i] = row.vals[k]
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if v, ok := row.vals[k]; ok && !row.null[k] {
+				writeRecordField(&buf, v)
+			}
 		}
-		_ = w.Write(rec)
 	}
-	w.Flush()
-	return buf.Bytes(), w.Error()
+	if lines == 0 {
+		buf.WriteByte('\n') // no rows: an empty header line, as PostgREST answers
+	}
+	return buf.Bytes(), nil
+}
+
+// writeRecordField writes v quoted as PostgreSQL's record output quotes a field.
+func writeRecordField(buf *bytes.Buffer, v string) {
+	quote := v == "" || strings.ContainsAny(v, "\"\\(),") || strings.IndexFunc(v, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f'
+	}) >= 0
+	if !quote {
+		buf.WriteString(v)
+		return
+	}
+	buf.WriteByte('"')
+	for _, r := range v {
+		if r == '"' || r == '\\' {
+			buf.WriteRune(r)
+		}
+		buf.WriteRune(r)
+	}
+	buf.WriteByte('"')
 }
 
 type orderedRow struct {
 	keys []string
 	vals map[string]string
+	null map[string]bool
 }
 
 func (o *orderedRow) UnmarshalJSON(b []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	o.vals = map[string]string{}
+	o.null = map[string]bool{}
 	if _, err := dec.Token(); err != nil {
 		return err
 	}
@@ -546,10 +618,15 @@ func (o *orderedRow) UnmarshalJSON(b []byte) error {
 			return err
 		}
 		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			if string(raw) == "null" {
-				s = ""
-			} else {
+		if string(raw) == "null" {
+			o.null[k] = true
+		} else if json.Unmarshal(raw, &s) != nil {
+			switch string(raw) {
+			case "true":
+				s = "t"
+			case "false":
+				s = "f"
+			default:
 				s = string(raw)
 			}
 		}

@@ -399,11 +399,14 @@ func parseSelectItem(s string) (SelectItem, error) {
 		if !validIdent(e.Relation) {
 			return bad()
 		}
-		sub, err := parseSelect(body)
-		if err != nil {
-			return SelectItem{}, err
+		if strings.TrimSpace(body) != "" {
+			// "rel()" selects nothing (PostgREST omits it from the output).
+			sub, err := parseSelect(body)
+			if err != nil {
+				return SelectItem{}, err
+			}
+			e.Select = sub
 		}
-		e.Select = sub
 		it.Embed = e
 		return it, nil
 	}
@@ -412,6 +415,9 @@ func parseSelectItem(s string) (SelectItem, error) {
 	}
 	if a, rest, ok := strings.Cut(s, ":"); ok && !strings.HasPrefix(rest, ":") {
 		it.Alias, s = a, rest
+		if len(a) >= 2 && a[0] == '"' && a[len(a)-1] == '"' {
+			it.Alias = a[1 : len(a)-1] // "an alias with spaces", as supabase-js keeps it
+		}
 	}
 	if c, cast, ok := strings.Cut(s, "::"); ok {
 		s, it.Cast = c, cast

@@ -84,7 +84,9 @@ func loadSchema(ctx context.Context, pool *pgxpool.Pool, schemas []string) (*Sch
 	s := &Schema{Relations: map[string]*Relation{}, Funcs: map[string]*Func{}}
 	rows, err := pool.Query(ctx, `
 		select n.nspname, c.relname, c.relkind in ('v','m'), c.relrowsecurity, a.attname, format_type(a.atttypid, a.atttypmod), not a.attnotnull, a.atthasdef,
-		       coalesce(pg_get_expr(d.adbin, d.adrelid), '')
+		       coalesce(pg_get_expr(d.adbin, d.adrelid),
+		         -- an identity column's default (missing=default): its sequence's next value
+		         case when a.attidentity = 'd' then format('nextval(%L::regclass)', pg_get_serial_sequence(format('%I.%I', n.nspname, c.relname), a.attname)) end, '')
 		from pg_class c join pg_namespace n on n.oid = c.relnamespace
 		join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
 		left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum and a.attgenerated = ''
