@@ -3,6 +3,7 @@ import { BrowserRouter, Link, Navigate, Route, Routes, useLocation, useNavigate 
 import { AuthProvider, useAuth } from '../lib/auth/store';
 import { Toaster } from '../components/ui/toast';
 import { LoginPage, ResetPasswordPage, SignupPage } from '../features/auth/pages';
+import { CompleteProfilePage } from '../features/auth/CompleteProfile';
 import { FeedbackButton } from '../features/feedback/FeedbackDialog';
 
 // Opening /dashboard directly, its chunk loads while the session is being resolved; when it
@@ -31,9 +32,11 @@ function Loading() {
 
 // Protected routes wait for the session, then send visitors to /login.
 function Protected({ children }: { children: ReactNode }) {
-  const { user, loading } = useAuth();
+  const { user, loading, profileMissing } = useAuth();
   if (loading) return <Loading />;
   if (!user) return <Navigate to="/login" replace />;
+  // An account without a profile completes it first (issue 19, bug 1).
+  if (profileMissing && !user.is_anonymous) return <CompleteProfilePage />;
   return (
     <>
       <Header />

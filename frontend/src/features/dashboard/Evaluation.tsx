@@ -8,6 +8,7 @@ import { breakdownRows, criterionDeltas, scoreLabel, signed, strictnessLabel, ty
 import { SignalRecorder } from './signals';
 import { openAppealOnCase, requestHumanReview, watchAppeal, type Appeal } from './appeal';
 import { failedSubmissionOnCase } from './resume';
+import { clearDraft, readDraft, writeDraft } from './drafts';
 
 const TEMPLATE = `Introducere: situația de fapt, calificarea juridică, problema de drept.
 Premisa majoră: norma aplicabilă (articolele, condițiile).
@@ -78,8 +79,12 @@ function Deltas({ result }: { result: Result }) {
 }
 
 export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean }) {
-  const [level, setLevel] = useState(3);
-  const [text, setText] = useState('');
+  const userId = useAuthStore((s) => s.user?.id ?? null);
+  // A draft kept for this case comes back (restored, or offered when it was given up).
+  const [initial] = useState(() => readDraft(userId, caseId));
+  const [draftNote, setDraftNote] = useState<'restored' | 'offered' | null>(initial ? (initial.discarded ? 'offered' : 'restored') : null);
+  const [level, setLevel] = useState(initial && !initial.discarded ? initial.level : 3);
+  const [text, setText] = useState(initial && !initial.discarded ? initial.text : '');
   const [phase, setPhase] = useState<'idle' | 'detecting' | 'assessing' | 'appealing'>('idle');
   // The submission the AI check blocked, and its appeal once asked for.
   const [blocked, setBlocked] = useState<string | null>(null);
@@ -188,6 +193,9 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
         .single();
       if (insErr) throw insErr;
       submissionId = sub.id;
+      // Submitted: the text is the submission's now, no longer a draft.
+      clearDraft(userId, caseId);
+      setDraftNote(null);
       // The editor's process signals go with the submission, before its check (moderators read them).
       const signals = recorder.current.snapshot();
       recorder.current.reset();
@@ -240,7 +248,16 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
         <legend>Exigența corectorului</legend>
         {([[1, 'Ușor', 1], [3, 'Mediu', 2], [5, 'Greu', 3]] as const).map(([v, l, hammers]) => (
           <label key={v}>
-            <input type="radio" name="strictness" checked={level === v} disabled={frozen} onChange={() => setLevel(v)} />
+            <input
+              type="radio"
+              name="strictness"
+              checked={level === v}
+              disabled={frozen}
+              onChange={() => {
+                setLevel(v);
+                if (text.trim() && !frozen) writeDraft(userId, caseId, text, v);
+              }}
+            />
             {'🔨'.repeat(hammers)} {l} ({v})
           </label>
         ))}
@@ -248,6 +265,37 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
       {revising && (
         <p className="banner revising" role="status">
           Revizuiești soluția evaluată cu {revising.score} ({strictnessLabel(revising.level)}). La trimitere vei vedea ce s-a schimbat pe fiecare criteriu.
+        </p>
+      )}
+      {draftNote && (
+        <p className="banner draft-note" role="status">
+          {draftNote === 'restored' ? 'Ciorna ta nesalvată pentru acest caz a fost restaurată.' : 'Ai o ciornă la care ai renunțat pentru acest caz.'}{' '}
+          {draftNote === 'offered' && (
+            <button
+              type="button"
+              onClick={() => {
+                const d = readDraft(userId, caseId);
+                if (d) {
+                  setText(d.text);
+                  setLevel(d.level);
+                  writeDraft(userId, caseId, d.text, d.level);
+                }
+                setDraftNote('restored');
+              }}
+            >
+              Restaurează ciorna
+            </button>
+          )}{' '}
+          <button
+            type="button"
+            onClick={() => {
+              clearDraft(userId, caseId);
+              if (draftNote === 'restored') setText('');
+              setDraftNote(null);
+            }}
+          >
+            Șterge ciorna
+          </button>
         </p>
       )}
       <textarea
@@ -261,6 +309,9 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
         onChange={(e) => {
           recorder.current.change(text, e.target.value);
           setText(e.target.value);
+          // Every edit is kept until the text is submitted (issue 19, bug 11).
+          writeDraft(userId, caseId, e.target.value, level);
+          if (draftNote === 'offered') setDraftNote(null);
         }}
         aria-label="Soluția ta"
       />
@@ -295,6 +346,7 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
                 setBlocked(null);
                 setAppeal(null);
                 setText('');
+                clearDraft(userId, caseId);
                 recorder.current.reset();
               }}
             >
@@ -335,6 +387,7 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
                 setResult(null);
                 setRevising(null);
                 setText('');
+                clearDraft(userId, caseId);
                 setLevel(3);
                 recorder.current.reset();
               }}
