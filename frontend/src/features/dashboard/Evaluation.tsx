@@ -96,6 +96,11 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
   const [error, setError] = useState<string | null>(null);
   const recorder = useRef(new SignalRecorder());
   const area = useRef<HTMLTextAreaElement>(null);
+  // A case with a draft opens its solution panel, so the draft (or the offer) is seen.
+  useEffect(() => {
+    const d = area.current?.closest('details');
+    if (initial && d) d.open = true;
+  }, [initial]);
 
   const grade = async (submissionId: string, previous: Graded | null) => {
     const { session } = useAuthStore.getState();
