@@ -3,6 +3,7 @@ import { BrowserRouter, Link, Navigate, Route, Routes, useLocation, useNavigate 
 import { AuthProvider, useAuth } from '../lib/auth/store';
 import { Toaster } from '../components/ui/toast';
 import { LoginPage, ResetPasswordPage, SignupPage } from '../features/auth/pages';
+import { CompleteProfilePage } from '../features/auth/CompleteProfile';
 import { FeedbackButton } from '../features/feedback/FeedbackDialog';
 import { MfaGate } from '../features/mfa/MfaGate';
 
@@ -35,11 +36,13 @@ function Loading() {
 
 // Protected routes wait for the session, then send visitors to /login.
 function Protected({ children }: { children: ReactNode }) {
-  const { user, loading } = useAuth();
+  const { user, loading, profileMissing } = useAuth();
   if (loading) return <Loading />;
   if (!user) return <Navigate to="/login" replace />;
   // A visitor trying a case (anonymous session) has no account pages.
   if (user.is_anonymous) return <Navigate to="/try" replace />;
+  // An account without a profile completes it first (issue 19, bug 1).
+  if (profileMissing && !user.is_anonymous) return <CompleteProfilePage />;
   return (
     <>
       <Header />

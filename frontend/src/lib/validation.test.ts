@@ -67,6 +67,10 @@ test('search threshold, bands, completion, divider, titles', () => {
   expect(clampViewer(100, 1000)).toBe(150);
   expect(clampViewer(900, 1000)).toBe(800);
   expect(clampViewer(400, 1000)).toBe(400);
+  // The room the panel leaves above the chat's minimum bounds it too, never under 150.
+  expect(clampViewer(900, 1000, 500)).toBe(500);
+  expect(clampViewer(400, 1000, 500)).toBe(400);
+  expect(clampViewer(900, 1000, 100)).toBe(150);
   expect(stripCasePrefix('Caz 12: Furtul calificat')).toBe('Furtul calificat');
 });
 

@@ -45,6 +45,18 @@ export function validateSignup(f: SignupForm, usernameStatus: UsernameStatus, kn
   return null;
 }
 
+// Completing a profile (an account without one, issue 19): the sign-up's profile rules in
+// the sign-up's order and words.
+export function validateProfile(f: { name: string; username: string; universityCode: string }, usernameStatus: UsernameStatus, knownCodes: string[]): string | null {
+  if (!f.name.trim() || !f.username.trim() || !f.universityCode) return 'Please fill in all fields';
+  if (f.name.trim().length < MIN_NAME) return 'Name must be at least 2 characters';
+  if (f.username.trim().length < MIN_USERNAME) return 'Username must be at least 3 characters';
+  if (!USERNAME_RE.test(f.username.trim())) return 'Username can only contain letters, numbers, and underscores';
+  if (usernameStatus === 'taken') return 'Username is already taken';
+  if (!knownCodes.includes(f.universityCode)) return 'Please select a university';
+  return null;
+}
+
 export function validateForgot(email: string): string | null {
   if (!email.trim()) return 'Te rog introdu adresa de email';
   if (!isEmail(email)) return 'Te rog introdu o adresă de email validă';
@@ -83,8 +95,11 @@ export const isCompleted = (scoreValue: number | null | undefined) => (scoreValu
 // Code viewer divider: 150 px to 80 % of the window, default 400.
 export const VIEWER_MIN = 150;
 export const VIEWER_DEFAULT = 400;
-export function clampViewer(h: number, windowHeight: number): number {
-  return Math.round(Math.min(Math.max(h, VIEWER_MIN), windowHeight * 0.8));
+// The chat under the code viewer keeps at least this height (issue 19, bug 2): the
+// divider's maximum is the smaller of 80 % of the window and what the panel leaves above it.
+export const CHAT_MIN = 300;
+export function clampViewer(h: number, windowHeight: number, room = Infinity): number {
+  return Math.round(Math.max(VIEWER_MIN, Math.min(h, windowHeight * 0.8, room)));
 }
 
 // "Caz 3: Titlu" → "Titlu" for the sidebar.

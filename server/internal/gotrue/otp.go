@@ -72,6 +72,11 @@ func (s *Server) otp(w http.ResponseWriter, r *http.Request) error {
 // has none.
 func (s *Server) ensureMagicLinkUser(ctx context.Context, email string, meta []byte) error {
 	_, err := s.q.UserGetByEmail(ctx, email)
+	if err == nil {
+		// Known: the metadata is judged as for a new account, so a refusal tells nothing.
+		_, err = s.dryRunCreate(ctx, meta)
+		return err
+	}
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"casus/server/internal/db/dbsqlc"
@@ -229,10 +230,49 @@ func (s *Server) hashPassword(ctx context.Context, pw string) (*string, error) {
 func (s *Server) createUser(ctx context.Context, q *dbsqlc.Queries, params dbsqlc.UserCreateParams, verified bool) (dbsqlc.AuthUser, error) {
 	u, err := q.UserCreate(ctx, params)
 	if err != nil {
-		return u, err
+		return u, triggerRefusal(err)
 	}
 	idData, _ := json.Marshal(map[string]any{"sub": uuidString(u.ID), "email": params.Email, "email_verified": verified, "phone_verified": false})
 	return u, q.IdentityCreate(ctx, dbsqlc.IdentityCreateParams{ProviderID: uuidString(u.ID), UserID: u.ID, IdentityData: idData})
+}
+
+// triggerRefusal turns an error that a trigger on auth.users raised on purpose (a RAISE in
+// a PL/pgSQL function, such as the study app's "Username is already taken" when a sign-up's
+// profile cannot be made) into a 400 validation_failed with the trigger's own message, so
+// the app shows it as the auth message. Supabase's GoTrue answers any trigger failure with a
+// 500 "Database error saving new user"; other database errors keep that opacity here too.
+func triggerRefusal(err error) error {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		innermost, _, _ := strings.Cut(pg.Where, "\n")
+		if strings.HasSuffix(innermost, " at RAISE") {
+			return errf(400, "validation_failed", "%s", pg.Message)
+		}
+	}
+	return err
+}
+
+var errDryRun = errors.New("dry run")
+
+// dryRunCreate inserts an account with this metadata under a throwaway address and rolls it
+// back: the answer a trigger on auth.users gives a new account with it (nil, or its
+// refusal), and the metadata as stored. Used where an existing address must be answered as
+// a new one would be (sign-up of a confirmed address, a magic link for a known one).
+func (s *Server) dryRunCreate(ctx context.Context, meta []byte) ([]byte, error) {
+	var stored []byte
+	err := pgx.BeginFunc(ctx, s.d.Owner, func(tx pgx.Tx) error {
+		u, err := s.createUser(ctx, s.q.WithTx(tx), dbsqlc.UserCreateParams{Email: "dry-run-" + randomToken(16) + "@signup.invalid",
+			UserMeta: meta, AppMeta: []byte(`{"provider":"email","providers":["email"]}`)}, false)
+		if err != nil {
+			return err
+		}
+		stored = u.RawUserMetaData
+		return errDryRun
+	})
+	if errors.Is(err, errDryRun) {
+		return stored, nil
+	}
+	return nil, err
 }
 
 // obfuscatedUser is what a sign-up of a confirmed address answers: a new user as a real
@@ -240,6 +280,12 @@ func (s *Server) createUser(ctx context.Context, q *dbsqlc.Queries, params dbsql
 // ids, so nothing in it tells that the address was taken. The metadata and identity data
 // go through PostgreSQL as a new user's do (their jsonb text form).
 func (s *Server) obfuscatedUser(ctx context.Context, email string, meta []byte) (userRow, error) {
+	// The same insert as a new account's, rolled back: a trigger on auth.users refuses it
+	// exactly as it would a new sign-up (the answer must not tell the address is taken).
+	meta, err := s.dryRunCreate(ctx, meta)
+	if err != nil {
+		return userRow{}, err
+	}
 	n := now()
 	id := fakeUUID()
 	email = strings.ToLower(email)

@@ -60,18 +60,19 @@ export default function Admin() {
       {err.map((e) => <p key={e} className="error">{e}</p>)}
       <section className="card">
         <h2>Users <span className="count">{users?.length ?? 0}</span></h2>
-        <div className="table-wrap"><table>
+        {/* On a phone each row is a card (styles.css, "admin cards"); data-label names its cells. */}
+        <div className="table-wrap"><table className="card-table">
           <thead><tr><th>Email</th><th>Name</th><th>Username</th><th>University</th><th>Role</th><th>Joined</th></tr></thead>
           <tbody>
             {users?.map((u) => (
               <tr key={u.id}>
-                <td>{u.email}</td><td>{u.name}</td><td>{u.username}</td><td>{u.university_code}</td>
-                <td>
+                <td data-label="Email" className="wrap">{u.email}</td><td data-label="Name">{u.name}</td><td data-label="Username">{u.username}</td><td data-label="University">{u.university_code}</td>
+                <td data-label="Role">
                   <select aria-label={`Rol pentru ${u.email}`} value={u.role || (u.is_admin ? 'admin' : 'user')} onChange={(e) => changeRole(u, e.target.value)}>
                     <option value="user">User</option><option value="moderator">Moderator</option><option value="admin">Admin</option>
                   </select>
                 </td>
-                <td>{new Date(u.created_at).toLocaleDateString('ro-RO')}</td>
+                <td data-label="Joined">{new Date(u.created_at).toLocaleDateString('ro-RO')}</td>
               </tr>
             ))}
           </tbody>
@@ -80,14 +81,14 @@ export default function Admin() {
       <section className="card">
         <h2>User Feedback <span className="count">{feedback?.length ?? 0}</span></h2>
         {feedback && feedback.length === 0 && <p className="muted">No feedback submitted yet</p>}
-        <div className="table-wrap"><table>
+        <div className="table-wrap"><table className="card-table">
           {feedback && feedback.length > 0 && <thead><tr><th>Date</th><th>Email</th><th>Feedback</th></tr></thead>}
           <tbody>
             {feedback?.map((f) => (
               <tr key={f.id}>
-                <td>{new Date(f.created_at).toLocaleString('ro-RO')}</td>
-                <td>{f.email ?? 'Anonymous'}</td>
-                <td><div className="clamp3">{f.body}</div></td>
+                <td data-label="Date">{new Date(f.created_at).toLocaleString('ro-RO')}</td>
+                <td data-label="Email" className="wrap">{f.email ?? 'Anonymous'}</td>
+                <td data-label="Feedback"><div className="clamp3">{f.body}</div></td>
               </tr>
             ))}
           </tbody>

@@ -1,14 +1,15 @@
-import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate } from 'react-router-dom';
 import { supabase } from '../../lib/supabase';
 import { useAuth } from '../../lib/auth/store';
-import { likeLiteral, MIN_USERNAME, validateForgot, validateLogin, validateReset, validateSignup, type UsernameStatus } from '../../lib/validation';
+import { validateForgot, validateLogin, validateReset, validateSignup } from '../../lib/validation';
+import { UniversitySelect, UsernameStatusText, useUniversities, useUsernameCheck } from './profileFields';
 import { Dialog } from '../../components/ui/dialog';
 import { FeedbackButton } from '../feedback/FeedbackDialog';
 
 const GENERIC = 'A apărut o eroare. Te rog încearcă din nou.';
 
-function Brand() {
+export function Brand() {
   return (
     <div className="brand">
       <span className="logo" aria-hidden>⚖</span>
@@ -95,60 +96,28 @@ export function LoginPage() {
   );
 }
 
-type University = { code: string; name: string; category: 'Public' | 'Private' | 'Other' };
-
 export function SignupPage() {
   const { signUp, convertVisitor, user } = useAuth();
   const visitor = !!user?.is_anonymous;
   const nav = useNavigate();
   const [f, setF] = useState({ name: '', username: '', universityCode: '', email: '', password: '', confirmPassword: '' });
-  const [unis, setUnis] = useState<University[]>([]);
-  const [status, setStatus] = useState<UsernameStatus>('unknown');
+  const unis = useUniversities();
+  // Live availability from 3 characters, with the spec's fallback lookup on error.
+  const { status, setStatus, settle } = useUsernameCheck(f.username);
   const [error, setError] = useState<string | null>(null);
   const [success, setSuccess] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const seq = useRef(0);
-  useEffect(() => {
-    supabase().from('universities').select('code, name, category').order('position').then(({ data }) => setUnis((data as University[]) ?? []));
-  }, []);
-  // Live availability from 3 characters, with the spec's fallback lookup on error.
-  useEffect(() => {
-    const u = f.username.trim();
-    const my = ++seq.current;
-    if (u.length < MIN_USERNAME) return;
-    const t = setTimeout(async () => {
-      const sb = supabase();
-      const { data, error } = await sb.rpc('is_username_available', { p_username: u });
-      let next: UsernameStatus;
-      if (!error) next = data ? 'available' : 'taken';
-      else {
-        const fb = await sb.from('user_profiles').select('id').ilike('username', likeLiteral(u)).limit(1);
-        next = fb.error ? 'unknown' : fb.data && fb.data.length > 0 ? 'taken' : 'available';
-      }
-      if (my === seq.current) setStatus(next);
-    }, 300);
-    return () => clearTimeout(t);
-  }, [f.username]);
-  const groups = useMemo(
-    () => [
-      ['Public Universities', unis.filter((u) => u.category === 'Public')],
-      ['Private Universities', unis.filter((u) => u.category === 'Private')],
-      ['Other', unis.filter((u) => u.category === 'Other')],
-    ] as const,
-    [unis],
-  );
-  const set = (k: keyof typeof f) => (e: { target: { value: string } }) => {
-    setF({ ...f, [k]: e.target.value });
-    if (k === 'username') setStatus(e.target.value.trim().length < MIN_USERNAME ? 'unknown' : 'checking');
-  };
+  const set = (k: keyof typeof f) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const v = validateSignup(f, status, unis.map((u) => u.code));
-    setError(v);
-    if (v) return;
-    const uni = unis.find((u) => u.code === f.universityCode)!;
     setBusy(true);
     try {
+      // Submitted while the username check runs: its answer first (issue 19, bug 1).
+      const settled = status === 'checking' ? await settle() : status;
+      const v = validateSignup(f, settled, unis.map((u) => u.code));
+      setError(v);
+      if (v) return;
+      const uni = unis.find((u) => u.code === f.universityCode)!;
       const details = { name: f.name.trim(), username: f.username.trim(), university_code: uni.code, university_category: uni.category, university_name: uni.name };
       if (visitor) {
         // The visitor's anonymous user becomes the account (same id): nothing they wrote is lost.
@@ -160,7 +129,10 @@ export function SignupPage() {
       setSuccess('Account created successfully! Check your email to confirm. Redirecting to login...');
       setTimeout(() => nav('/login'), 2000);
     } catch (err) {
-      setError((err as Error).message);
+      const msg = (err as Error).message;
+      // Taken after the check: the server refused the sign-up itself (no account was made).
+      if (msg === 'Username is already taken') setStatus('taken');
+      setError(msg);
     } finally {
       setBusy(false);
     }
@@ -176,24 +148,11 @@ export function SignupPage() {
         <label>
           Nume de utilizator
           <input value={f.username} onChange={set('username')} autoComplete="username" aria-describedby="username-status" />
-          <span id="username-status" className={`username-${status}`} aria-live="polite">
-            {status === 'checking' && 'Se verifică...'}
-            {status === 'available' && 'Disponibil'}
-            {status === 'taken' && 'Indisponibil'}
-          </span>
+          <UsernameStatusText status={status} />
         </label>
         <label>
           Universitate
-          <select value={f.universityCode} onChange={set('universityCode')}>
-            <option value="">Alege universitatea</option>
-            {groups.map(([label, list]) => (
-              <optgroup key={label} label={label}>
-                {list.map((u) => (
-                  <option key={u.code} value={u.code}>{u.name}</option>
-                ))}
-              </optgroup>
-            ))}
-          </select>
+          <UniversitySelect unis={unis} value={f.universityCode} onChange={set('universityCode')} />
         </label>
         <label>Email<input type="email" value={f.email} onChange={set('email')} autoComplete="email" /></label>
         <label>Parolă<input type="password" value={f.password} onChange={set('password')} autoComplete="new-password" /></label>

@@ -4,17 +4,20 @@ import { useSearchParams } from 'react-router-dom';
 import { supabase, aiEnabled } from '../../lib/supabase';
 import { useAuth } from '../../lib/auth/store';
 import { presenceKey } from '../../lib/presence';
-import { clampViewer, stripCasePrefix, VIEWER_DEFAULT } from '../../lib/validation';
+import { CHAT_MIN, clampViewer, stripCasePrefix, VIEWER_DEFAULT } from '../../lib/validation';
 import { CodeViewer, type CodeId } from './CodeViewer';
 import { SolutionPanel } from './Evaluation';
-import { readDraft } from './draft';
+import { readVisitorDraft } from './visitorDraft';
 import { SearchBox } from './SearchBox';
 import { SOLVE_EVENT } from './solve';
+import { discardDraft, hasUnsavedDraft } from './drafts';
+import { Dialog } from '../../components/ui/dialog';
 import { TutorChat } from './TutorChat';
 import { codeOf, lawAsOfLabel, levelColor, loadCase, loadTree, type CaseFull, type CaseRow, type Category, type Domain } from './data';
 import { casesIn, pathTo, subcategoriesOf, toggleCategory, toggleDomain, toggleSub, type OpenPath } from './tree';
 
 export const VIEWER_KEY = 'casus.codeViewerHeight';
+const DIVIDER = 8; // px, .divider's height
 const MOBILE_QUERY = '(max-width: 900px)';
 
 type TreeData = { domains: Domain[]; categories: Category[]; cases: CaseRow[] };
@@ -59,8 +62,8 @@ export default function Dashboard() {
   const [load] = useState(takeTreeLoad);
   const [tree, setTree] = useState<TreeData | null>(() => load.data);
   const [open, setOpen] = useState<OpenPath>({});
-  // An answer written before the account existed (draft.ts) opens its case.
-  const [selected, setSelected] = useState<string | null>(() => readDraft()?.caseId ?? null);
+  // An answer written before the account existed (visitorDraft.ts) opens its case.
+  const [selected, setSelected] = useState<string | null>(() => readVisitorDraft()?.caseId ?? null);
   const mobile = useIsMobile();
   const [sidebar, setSidebar] = useState(() => !mobileNow());
   const [sheet, setSheet] = useState<Sheet>(null);
@@ -90,13 +93,26 @@ export default function Dashboard() {
       })
       .catch((e) => console.error('tree load failed', e));
   }, [load, setParams]);
+  const { user } = useAuth();
+  const userId = user?.id ?? null;
+  // Switching away from a case with an unsaved draft asks first (issue 19, bug 11).
+  const [pendingSwitch, setPendingSwitch] = useState<(() => void) | null>(null);
+  const guarded = (id: string, go: () => void) => {
+    if (selected && id !== selected && hasUnsavedDraft(userId, selected)) setPendingSwitch(() => go);
+    else go();
+  };
   const choose = (id: string) => {
-    setSelected(id);
-    if (mobile) setSidebar(false);
+    guarded(id, () => {
+      setSelected(id);
+      if (mobile) setSidebar(false);
+    });
   };
   const pick = (c: { id: string; domain: string; category: string | null; subcategory: string | null }) => {
-    setOpen(pathTo(c, tree?.categories ?? []));
-    choose(c.id);
+    guarded(c.id, () => {
+      setOpen(pathTo(c, tree?.categories ?? []));
+      setSelected(c.id);
+      if (mobile) setSidebar(false);
+    });
   };
   // The solution panel opened from the tutor: on a phone the chat's bottom sheet gives way.
   useEffect(() => {
@@ -179,6 +195,25 @@ export default function Dashboard() {
         )}
       </main>
       <RightPanel target={target} caseId={selected} mobile={mobile} sheet={sheet} onClose={() => setSheet(null)} />
+      <Dialog open={!!pendingSwitch} onClose={() => setPendingSwitch(null)} title="Text nesalvat">
+        <p>Ai un text nesalvat. Renunți la el?</p>
+        <p className="muted">Ciorna rămâne pe acest dispozitiv: o poți restaura când revii la caz.</p>
+        <div className="row">
+          <button type="button" onClick={() => setPendingSwitch(null)}>Rămâi la caz</button>
+          <button
+            type="button"
+            className="primary"
+            onClick={() => {
+              const go = pendingSwitch;
+              if (selected) discardDraft(userId, selected);
+              setPendingSwitch(null);
+              go?.();
+            }}
+          >
+            Renunță și schimbă cazul
+          </button>
+        </div>
+      </Dialog>
     </div>
   );
 }
@@ -273,7 +308,7 @@ export function CaseView({ id, onArticle }: { id: string; onArticle: (ref: strin
         {c.verified ? <span className="badge verified">Verificat</span> : <span className="badge">Neverificat</span>}
         <Colleagues caseId={c.id} />
       </header>
-      <details className="solve" ref={solve} open={readDraft()?.caseId === c.id || undefined}>
+      <details className="solve" ref={solve} open={readVisitorDraft()?.caseId === c.id || undefined}>
         <summary>Rezolvă speța!</summary>
         <SolutionPanel key={c.id} caseId={c.id} aiOn={aiEnabled()} />
       </details>
@@ -334,10 +369,26 @@ function Colleagues({ caseId }: { caseId: string }) {
 function RightPanel({ target, caseId, mobile, sheet, onClose }: { target: Target | null; caseId: string | null; mobile: boolean; sheet: Sheet; onClose: () => void }) {
   const [height, setHeight] = useState(() => clampViewer(Number(localStorage.getItem(VIEWER_KEY)) || VIEWER_DEFAULT, window.innerHeight));
   const drag = useRef<number | null>(null);
+  // What the panel leaves the viewer above the divider and the chat's minimum; the viewer
+  // shows the chosen height within it (issue 19, bug 2).
+  const panel = useRef<HTMLElement>(null);
+  const [room, setRoom] = useState(Infinity);
+  const roomRef = useRef(Infinity);
+  useEffect(() => {
+    const el = panel.current;
+    if (!el || typeof ResizeObserver !== 'function') return;
+    const ro = new ResizeObserver(() => {
+      roomRef.current = el.clientHeight - DIVIDER - CHAT_MIN;
+      setRoom(roomRef.current);
+    });
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [mobile]);
+  const shown = clampViewer(height, window.innerHeight, room);
   useEffect(() => {
     const move = (e: PointerEvent) => {
       if (drag.current === null) return;
-      setHeight(clampViewer(drag.current + e.clientY, window.innerHeight));
+      setHeight(clampViewer(drag.current + e.clientY, window.innerHeight, roomRef.current));
     };
     const up = () => {
       if (drag.current !== null) {
@@ -403,8 +454,8 @@ function RightPanel({ target, caseId, mobile, sheet, onClose }: { target: Target
     );
   }
   return (
-    <aside className="right-panel">
-      <div style={{ height }} className="viewer-box" data-testid="viewer-box">
+    <aside className="right-panel" ref={panel}>
+      <div style={{ height: shown }} className="viewer-box" data-testid="viewer-box">
         <CodeViewer target={target} />
       </div>
       <div
@@ -412,18 +463,18 @@ function RightPanel({ target, caseId, mobile, sheet, onClose }: { target: Target
         role="separator"
         aria-orientation="horizontal"
         aria-label="Redimensionează"
-        aria-valuenow={height}
+        aria-valuenow={shown}
         aria-valuemin={150}
-        aria-valuemax={Math.round(window.innerHeight * 0.8)}
+        aria-valuemax={clampViewer(Infinity, window.innerHeight, room)}
         tabIndex={0}
         onPointerDown={(e) => {
           e.preventDefault();
-          drag.current = height - e.clientY;
+          drag.current = shown - e.clientY;
         }}
         onKeyDown={(e) => {
           if (e.key === 'ArrowUp' || e.key === 'ArrowDown') {
             e.preventDefault();
-            const h = clampViewer(height + (e.key === 'ArrowDown' ? 20 : -20), window.innerHeight);
+            const h = clampViewer(shown + (e.key === 'ArrowDown' ? 20 : -20), window.innerHeight, room);
             setHeight(h);
             localStorage.setItem(VIEWER_KEY, String(h));
           }

@@ -9,7 +9,8 @@ import { breakdownRows, criterionDeltas, scoreLabel, signed, strictnessLabel, ty
 import { SignalRecorder } from './signals';
 import { openAppealOnCase, requestHumanReview, watchAppeal, type Appeal } from './appeal';
 import { failedSubmissionOnCase } from './resume';
-import { clearDraft, readDraft, saveDraft } from './draft';
+import { readVisitorDraft, saveVisitorDraft, clearVisitorDraft } from './visitorDraft';
+import { clearDraft, readDraft, writeDraft } from './drafts';
 
 const TEMPLATE = `Introducere: situația de fapt, calificarea juridică, problema de drept.
 Premisa majoră: norma aplicabilă (articolele, condițiile).
@@ -95,12 +96,18 @@ export function AccountPrompt({ action }: { action: string }) {
 export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean }) {
   const visitor = useAuthStore((s) => !!s.user?.is_anonymous);
   const [ask, setAsk] = useState<string | null>(null);
-  const [level, setLevel] = useState(3);
-  // A visitor's answer (and, once they have an account, the answer they wrote as one).
-  const [text, setText] = useState(() => {
-    const d = readDraft();
-    return d?.caseId === caseId ? d.text : '';
+  const userId = useAuthStore((s) => s.user?.id ?? null);
+  // A draft kept for this case comes back (restored, or offered when it was given up); a
+  // visitor's answer (and, once they have an account, the answer they wrote as one) too.
+  const [initial] = useState(() => {
+    const d = readDraft(userId, caseId);
+    if (d) return d;
+    const v = readVisitorDraft();
+    return v?.caseId === caseId ? { text: v.text, level: 3, at: '' } : null;
   });
+  const [draftNote, setDraftNote] = useState<'restored' | 'offered' | null>(initial ? (initial.discarded ? 'offered' : 'restored') : null);
+  const [level, setLevel] = useState(initial && !initial.discarded ? initial.level : 3);
+  const [text, setText] = useState(initial && !initial.discarded ? initial.text : '');
   const [phase, setPhase] = useState<'idle' | 'detecting' | 'assessing' | 'appealing'>('idle');
   // The submission the AI check blocked, and its appeal once asked for.
   const [blocked, setBlocked] = useState<string | null>(null);
@@ -112,6 +119,11 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
   const [error, setError] = useState<string | null>(null);
   const recorder = useRef(new SignalRecorder());
   const area = useRef<HTMLTextAreaElement>(null);
+  // A case with a draft opens its solution panel, so the draft (or the offer) is seen.
+  useEffect(() => {
+    const d = area.current?.closest('details');
+    if (initial && d) d.open = true;
+  }, [initial]);
 
   const grade = async (submissionId: string, previous: Graded | null) => {
     const { session } = useAuthStore.getState();
@@ -209,7 +221,10 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
         .single();
       if (insErr) throw insErr;
       submissionId = sub.id;
-      if (readDraft()?.caseId === caseId) clearDraft();
+      // Submitted: the text is the submission's now, no longer a draft.
+      clearDraft(userId, caseId);
+      if (readVisitorDraft()?.caseId === caseId) clearVisitorDraft();
+      setDraftNote(null);
       // The editor's process signals go with the submission, before its check (moderators read them).
       const signals = recorder.current.snapshot();
       recorder.current.reset();
@@ -262,7 +277,16 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
         <legend>Exigența corectorului</legend>
         {([[1, 'Ușor', 1], [3, 'Mediu', 2], [5, 'Greu', 3]] as const).map(([v, l, hammers]) => (
           <label key={v}>
-            <input type="radio" name="strictness" checked={level === v} disabled={frozen} onChange={() => setLevel(v)} />
+            <input
+              type="radio"
+              name="strictness"
+              checked={level === v}
+              disabled={frozen}
+              onChange={() => {
+                setLevel(v);
+                if (text.trim() && !frozen) writeDraft(userId, caseId, text, v);
+              }}
+            />
             {'🔨'.repeat(hammers)} {l} ({v})
           </label>
         ))}
@@ -270,6 +294,37 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
       {revising && (
         <p className="banner revising" role="status">
           Revizuiești soluția evaluată cu {revising.score} ({strictnessLabel(revising.level)}). La trimitere vei vedea ce s-a schimbat pe fiecare criteriu.
+        </p>
+      )}
+      {draftNote && (
+        <p className="banner draft-note" role="status">
+          {draftNote === 'restored' ? 'Ciorna ta nesalvată pentru acest caz a fost restaurată.' : 'Ai o ciornă la care ai renunțat pentru acest caz.'}{' '}
+          {draftNote === 'offered' && (
+            <button
+              type="button"
+              onClick={() => {
+                const d = readDraft(userId, caseId);
+                if (d) {
+                  setText(d.text);
+                  setLevel(d.level);
+                  writeDraft(userId, caseId, d.text, d.level);
+                }
+                setDraftNote('restored');
+              }}
+            >
+              Restaurează ciorna
+            </button>
+          )}{' '}
+          <button
+            type="button"
+            onClick={() => {
+              clearDraft(userId, caseId);
+              if (draftNote === 'restored') setText('');
+              setDraftNote(null);
+            }}
+          >
+            Șterge ciorna
+          </button>
         </p>
       )}
       <textarea
@@ -283,7 +338,10 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
         onChange={(e) => {
           recorder.current.change(text, e.target.value);
           setText(e.target.value);
-          if (visitor || readDraft()?.caseId === caseId) saveDraft(caseId, e.target.value);
+          // Every edit is kept until the text is submitted (issue 19, bug 11).
+          writeDraft(userId, caseId, e.target.value, level);
+          if (visitor || readVisitorDraft()?.caseId === caseId) saveVisitorDraft(caseId, e.target.value);
+          if (draftNote === 'offered') setDraftNote(null);
         }}
         aria-label="Soluția ta"
       />
@@ -318,6 +376,7 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
                 setBlocked(null);
                 setAppeal(null);
                 setText('');
+                clearDraft(userId, caseId);
                 recorder.current.reset();
               }}
             >
@@ -368,6 +427,7 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
                 setResult(null);
                 setRevising(null);
                 setText('');
+                clearDraft(userId, caseId);
                 setLevel(3);
                 recorder.current.reset();
               }}

@@ -6,12 +6,12 @@ import { CodeViewer, type CodeId } from '../dashboard/CodeViewer';
 import { CaseView } from '../dashboard/Dashboard';
 import { AccountPrompt } from '../dashboard/Evaluation';
 import { codeOf } from '../dashboard/data';
-import { readDraft } from '../dashboard/draft';
+import { readVisitorDraft } from '../dashboard/visitorDraft';
 
 // The first easy (Ușor) verified case of the curriculum, or the case the visitor already
 // started an answer to.
 async function visitorCase(): Promise<string | null> {
-  const started = readDraft()?.caseId;
+  const started = readVisitorDraft()?.caseId;
   if (started) return started;
   const { data } = await supabase()
     .from('cases')

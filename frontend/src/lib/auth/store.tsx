@@ -20,14 +20,17 @@ type AuthState = {
   user: User | null;
   session: Session | null;
   profile: Profile | null;
+  // The profile was read and there is none: an account made before sign-up created its
+  // profile in the same step (issue 19), or by the admin API. It completes it on sign-in.
+  profileMissing: boolean;
   loading: boolean;
 };
 
 // Session state fed by onAuthStateChange (section 4): loading until the initial session
 // is known; the profile follows the user.
-export const useAuthStore = create<AuthState>(() => ({ user: null, session: null, profile: null, loading: true }));
+export const useAuthStore = create<AuthState>(() => ({ user: null, session: null, profile: null, profileMissing: false, loading: true }));
 
-export async function fetchProfile(userId: string): Promise<Profile | null> {
+async function readProfile(userId: string): Promise<{ profile: Profile | null; missing: boolean }> {
   const { data, error } = await supabase()
     .from('user_profiles')
     .select('id, email, name, username, is_admin, role, university_code, university_category, university_name, created_at')
@@ -35,10 +38,22 @@ export async function fetchProfile(userId: string): Promise<Profile | null> {
     .maybeSingle();
   if (error) {
     console.error('profile fetch failed', error);
-    return null;
+    return { profile: null, missing: false };
   }
   if (data && !data.role) data.role = data.is_admin ? 'admin' : 'user';
-  return data as Profile | null;
+  return { profile: data as Profile | null, missing: !data };
+}
+
+export async function fetchProfile(userId: string): Promise<Profile | null> {
+  return (await readProfile(userId)).profile;
+}
+
+// Reads the signed-in user's profile again (after completing it).
+export async function reloadProfile() {
+  const user = useAuthStore.getState().user;
+  if (!user) return;
+  const { profile, missing } = await readProfile(user.id);
+  if (useAuthStore.getState().user?.id === user.id) useAuthStore.setState({ profile, profileMissing: missing });
 }
 
 // A visitor who tried a case signed in anonymously, then created an account from it
@@ -72,9 +87,13 @@ function startAuthListener() {
     const seq = ++latest;
     const user = session?.user ?? null;
     useAuthStore.setState({ session, user });
-    let profile = user ? await fetchProfile(user.id) : null;
-    if (user && !profile) profile = await profileOfConvertedUser(user);
-    if (seq === latest) useAuthStore.setState({ profile, loading: false });
+    let { profile, missing } = user ? await readProfile(user.id) : { profile: null, missing: false };
+    if (user && missing) {
+      // A converted visitor's profile is made from the details their sign-up stored.
+      profile = await profileOfConvertedUser(user);
+      missing = !profile;
+    }
+    if (seq === latest) useAuthStore.setState({ profile, profileMissing: missing, loading: false });
   };
   sb.auth.getSession().then(({ data }) => apply(data.session));
   const { data } = sb.auth.onAuthStateChange((event, session) => {
@@ -121,6 +140,7 @@ export function useAuth() {
         p_university_category: d.university_category,
         p_university_name: d.university_name,
       });
+      // The profile was made with the account (the sign-up's trigger); the call returns it.
       if (pErr) throw new Error('Failed to create user profile: ' + pErr.message);
     },
     // "Încearcă o speță": an anonymous session (is_anonymous in the token) that reads one
