@@ -4,6 +4,7 @@ import { AuthProvider, useAuth } from '../lib/auth/store';
 import { Toaster } from '../components/ui/toast';
 import { LoginPage, ResetPasswordPage, SignupPage } from '../features/auth/pages';
 import { FeedbackButton } from '../features/feedback/FeedbackDialog';
+import { ScaleIcon } from '../components/ui/icons';
 
 // Opening /dashboard directly, its chunk loads while the session is being resolved; when it
 // is there by then, it renders at once (a lazy component would suspend and React holds a
@@ -50,7 +51,7 @@ export function Header() {
   return (
     <header className="app-header">
       <Link to="/dashboard" className="brand-link">
-        <span className="logo" aria-hidden>⚖</span> Casus <span className="badge">beta</span> <span className="badge">v0.1</span>
+        <span className="logo"><ScaleIcon /></span> Casus <span className="badge">beta</span> <span className="badge">v0.1</span>
       </Link>
       <nav>
         <Link to="/case-generator" className="button">Generează caz</Link>

@@ -5,13 +5,14 @@ import { useAuth } from '../../lib/auth/store';
 import { likeLiteral, MIN_USERNAME, validateForgot, validateLogin, validateReset, validateSignup, type UsernameStatus } from '../../lib/validation';
 import { Dialog } from '../../components/ui/dialog';
 import { FeedbackButton } from '../feedback/FeedbackDialog';
+import { ScaleIcon } from '../../components/ui/icons';
 
 const GENERIC = 'A apărut o eroare. Te rog încearcă din nou.';
 
 function Brand() {
   return (
     <div className="brand">
-      <span className="logo" aria-hidden>⚖</span>
+      <span className="logo"><ScaleIcon /></span>
       <h1>Casus</h1>
       <span className="badge">v0.1</span>
     </div>

@@ -12,6 +12,7 @@ import { SOLVE_EVENT } from './solve';
 import { TutorChat } from './TutorChat';
 import { codeOf, lawAsOfLabel, levelColor, loadCase, loadTree, type CaseFull, type CaseRow, type Category, type Domain } from './data';
 import { casesIn, pathTo, subcategoriesOf, toggleCategory, toggleDomain, toggleSub, type OpenPath } from './tree';
+import { CheckIcon, MenuIcon } from '../../components/ui/icons';
 
 export const VIEWER_KEY = 'casus.codeViewerHeight';
 const MOBILE_QUERY = '(max-width: 900px)';
@@ -128,7 +129,7 @@ export default function Dashboard() {
     <div className={`dashboard${sidebar && !mobile ? '' : ' no-sidebar'}${mobile ? ' mobile' : ''}`}>
       <div className="dash-toolbar">
         <button ref={toggleRef} className="sidebar-toggle" aria-expanded={sidebar} aria-controls="law-categories" onClick={() => setSidebar(!sidebar)}>
-          {mobile ? '☰ Law Categories' : sidebar ? 'Ascunde categoriile' : 'Law Categories'}
+          {mobile ? <><MenuIcon /> Law Categories</> : sidebar ? 'Ascunde categoriile' : 'Law Categories'}
         </button>
         {mobile && (
           <>
@@ -221,7 +222,7 @@ function Tree({ tree, open, setOpen, selected, onPick }: {
                                   <li key={x.id}>
                                     <button className={selected === x.id ? 'case-row active' : 'case-row'} aria-current={selected === x.id || undefined} onClick={() => onPick(x)}>
                                       <span className={`dot ${levelColor(x.level)}`} aria-label={x.level} />
-                                      {x.verified && <span className="verified" title="Verificat">✓</span>}
+                                      {x.verified && <span className="verified"><CheckIcon title="Verificat" /></span>}
                                       <span className="code">{x.case_code}</span> {stripCasePrefix(x.title)}
                                     </button>
                                   </li>

@@ -8,6 +8,7 @@ import { breakdownRows, criterionDeltas, scoreLabel, signed, strictnessLabel, ty
 import { SignalRecorder } from './signals';
 import { openAppealOnCase, requestHumanReview, watchAppeal, type Appeal } from './appeal';
 import { failedSubmissionOnCase } from './resume';
+import { HammerIcon, RobotIcon } from '../../components/ui/icons';
 
 const TEMPLATE = `Introducere: situația de fapt, calificarea juridică, problema de drept.
 Premisa majoră: norma aplicabilă (articolele, condițiile).
@@ -241,7 +242,7 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
         {([[1, 'Ușor', 1], [3, 'Mediu', 2], [5, 'Greu', 3]] as const).map(([v, l, hammers]) => (
           <label key={v}>
             <input type="radio" name="strictness" checked={level === v} disabled={frozen} onChange={() => setLevel(v)} />
-            {'🔨'.repeat(hammers)} {l} ({v})
+            <span className="hammers">{Array.from({ length: hammers }, (_, i) => <HammerIcon key={i} />)}</span> {l} ({v})
           </label>
         ))}
       </fieldset>
@@ -267,7 +268,7 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
       {error && <p className="error" role="alert">{error}</p>}
       {blocked && (
         <div className="banner appeal" role="alert">
-          <p>🤖 Hopa! Corectorul nostru a simțit miros de algoritm. Juriștii buni își scriu singuri raționamentele — încearcă din nou, cu propriile tale cuvinte.</p>
+          <p><RobotIcon /> Hopa! Corectorul nostru a simțit miros de algoritm. Juriștii buni își scriu singuri raționamentele — încearcă din nou, cu propriile tale cuvinte.</p>
           {!appeal && (
             <>
               <p className="muted">Ai scris singur soluția? Un moderator îți poate citi textul și îl poate trimite la evaluare.</p>

@@ -5,6 +5,7 @@ import { aiClient } from '../../lib/ai';
 import { useAuth, useAuthStore } from '../../lib/auth/store';
 import { canSend, createTutorStore, fromStored, GREETING, NO_CASE, roundLabel, ROUNDS_DONE, toStored, TUTOR_ROUNDS, type TutorBackend } from './tutor';
 import { openSolution } from './solve';
+import { SendIcon } from '../../components/ui/icons';
 
 // The real backend: conversations in chat_conversations (RLS: own rows), replies streamed
 // from the AI gateway with the official SDK.
@@ -120,7 +121,7 @@ export function TutorChat({ caseId }: { caseId: string | null }) {
           }}
         />
         <button className="primary" onClick={() => void send()} disabled={disabled || !canSend(text, busy)} aria-label="Trimite">
-          {busy ? <span className="spinner small-inline" aria-hidden /> : '➤'}
+          {busy ? <span className="spinner small-inline" aria-hidden /> : <SendIcon />}
         </button>
       </div>
       )}
