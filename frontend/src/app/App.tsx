@@ -1,10 +1,10 @@
-import { lazy, Suspense, useEffect, useRef, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
 import { BrowserRouter, Link, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import { AuthProvider, useAuth } from '../lib/auth/store';
 import { Toaster } from '../components/ui/toast';
 import { LoginPage, ResetPasswordPage, SignupPage } from '../features/auth/pages';
 import { FeedbackButton } from '../features/feedback/FeedbackDialog';
-import { ScaleIcon } from '../components/ui/icons';
+import { CloseIcon, MenuIcon, ScaleIcon } from '../components/ui/icons';
 
 // Opening /dashboard directly, its chunk loads while the session is being resolved; when it
 // is there by then, it renders at once (a lazy component would suspend and React holds a
@@ -48,12 +48,31 @@ export function Header() {
   const nav = useNavigate();
   const isAdmin = profile?.role === 'admin' || profile?.is_admin;
   const isModerator = isAdmin || profile?.role === 'moderator';
+  // On a phone the links fold into a menu behind one button; it closes on navigation and Escape.
+  const [menu, setMenu] = useState(false);
+  const { pathname } = useLocation();
+  const [menuPath, setMenuPath] = useState(pathname);
+  if (menuPath !== pathname) {
+    setMenuPath(pathname);
+    setMenu(false);
+  }
   return (
-    <header className="app-header">
+    <header
+      className="app-header"
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && menu && !(e.target as HTMLElement).closest('details[open]')) {
+          setMenu(false);
+          (e.currentTarget.querySelector('.nav-toggle') as HTMLButtonElement | null)?.focus();
+        }
+      }}
+    >
       <Link to="/dashboard" className="brand-link">
         <span className="logo"><ScaleIcon /></span> Casus <span className="badge">beta</span> <span className="badge">v0.1</span>
       </Link>
-      <nav>
+      <button type="button" className="nav-toggle" aria-expanded={menu} aria-controls="app-nav" onClick={() => setMenu(!menu)}>
+        {menu ? <CloseIcon /> : <MenuIcon />} Meniu
+      </button>
+      <nav id="app-nav" className={menu ? 'app-nav open' : 'app-nav'} aria-label="Navigare principală">
         <Link to="/case-generator" className="button">Generează caz</Link>
         <Link to="/reporting">Progress</Link>
         {isModerator && <Link to="/review">Verificare cazuri</Link>}

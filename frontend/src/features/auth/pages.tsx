@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate } from 'react-router-dom';
 import { supabase } from '../../lib/supabase';
 import { useAuth } from '../../lib/auth/store';
-import { likeLiteral, MIN_USERNAME, validateForgot, validateLogin, validateReset, validateSignup, type UsernameStatus } from '../../lib/validation';
+import { invalidFields, likeLiteral, MIN_USERNAME, validateForgot, validateLogin, validateReset, validateSignup, type UsernameStatus } from '../../lib/validation';
 import { Dialog } from '../../components/ui/dialog';
 import { FeedbackButton } from '../feedback/FeedbackDialog';
 import { ScaleIcon } from '../../components/ui/icons';
@@ -36,6 +36,8 @@ export function LoginPage() {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [forgot, setForgot] = useState(false);
+  const [checked, setChecked] = useState<string | null>(null);
+  const bad = invalidFields(checked, { email, password });
   useEffect(() => {
     if (user) nav('/dashboard', { replace: true });
   }, [user, nav]);
@@ -43,6 +45,7 @@ export function LoginPage() {
     e.preventDefault();
     const v = validateLogin(email, password);
     setError(v);
+    setChecked(v);
     if (v) return;
     setBusy(true);
     try {
@@ -61,13 +64,13 @@ export function LoginPage() {
         <Tagline />
         <label>
           Email
-          <input type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} />
+          <input type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} aria-invalid={bad.has('email') || undefined} aria-describedby={bad.has('email') ? 'login-error' : undefined} />
         </label>
         <label>
           Parolă
-          <input type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+          <input type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} aria-invalid={bad.has('password') || undefined} aria-describedby={bad.has('password') ? 'login-error' : undefined} />
         </label>
-        {error && <p className="error" role="alert">{error}</p>}
+        {error && <p className="error" role="alert" id="login-error">{error}</p>}
         <button className="primary" disabled={busy}>{busy ? 'Se conectează...' : 'Conectare'}</button>
         <button type="button" className="link" onClick={() => setForgot(true)}>Ai uitat parola?</button>
         <p>
@@ -92,6 +95,9 @@ export function SignupPage() {
   const [error, setError] = useState<string | null>(null);
   const [success, setSuccess] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [checked, setChecked] = useState<string | null>(null);
+  const bad = invalidFields(checked, f);
+  const mark = (k: keyof typeof f) => (bad.has(k) ? { 'aria-invalid': true, 'aria-describedby': 'signup-error' } : {});
   const seq = useRef(0);
   useEffect(() => {
     supabase().from('universities').select('code, name, category').order('position').then(({ data }) => setUnis((data as University[]) ?? []));
@@ -130,6 +136,7 @@ export function SignupPage() {
     e.preventDefault();
     const v = validateSignup(f, status, unis.map((u) => u.code));
     setError(v);
+    setChecked(v);
     if (v) return;
     const uni = unis.find((u) => u.code === f.universityCode)!;
     setBusy(true);
@@ -150,10 +157,10 @@ export function SignupPage() {
       <form className="card auth-card" onSubmit={submit} noValidate>
         <Brand />
         <h2>Creează un cont</h2>
-        <label>Nume complet<input value={f.name} onChange={set('name')} autoComplete="name" /></label>
+        <label>Nume complet<input value={f.name} onChange={set('name')} autoComplete="name" {...mark('name')} /></label>
         <label>
           Nume de utilizator
-          <input value={f.username} onChange={set('username')} autoComplete="username" aria-describedby="username-status" />
+          <input value={f.username} onChange={set('username')} autoComplete="username" aria-describedby={bad.has('username') ? 'username-status signup-error' : 'username-status'} aria-invalid={bad.has('username') || undefined} />
           <span id="username-status" className={`username-${status}`} aria-live="polite">
             {status === 'checking' && 'Se verifică...'}
             {status === 'available' && 'Disponibil'}
@@ -162,7 +169,7 @@ export function SignupPage() {
         </label>
         <label>
           Universitate
-          <select value={f.universityCode} onChange={set('universityCode')}>
+          <select value={f.universityCode} onChange={set('universityCode')} {...mark('universityCode')}>
             <option value="">Alege universitatea</option>
             {groups.map(([label, list]) => (
               <optgroup key={label} label={label}>
@@ -173,10 +180,10 @@ export function SignupPage() {
             ))}
           </select>
         </label>
-        <label>Email<input type="email" value={f.email} onChange={set('email')} autoComplete="email" /></label>
-        <label>Parolă<input type="password" value={f.password} onChange={set('password')} autoComplete="new-password" /></label>
-        <label>Confirmă parola<input type="password" value={f.confirmPassword} onChange={set('confirmPassword')} autoComplete="new-password" /></label>
-        {error && <p className="error" role="alert">{error}</p>}
+        <label>Email<input type="email" value={f.email} onChange={set('email')} autoComplete="email" {...mark('email')} /></label>
+        <label>Parolă<input type="password" value={f.password} onChange={set('password')} autoComplete="new-password" {...mark('password')} /></label>
+        <label>Confirmă parola<input type="password" value={f.confirmPassword} onChange={set('confirmPassword')} autoComplete="new-password" {...mark('confirmPassword')} /></label>
+        {error && <p className="error" role="alert" id="signup-error">{error}</p>}
         {success && <p className="success" role="status">{success}</p>}
         <button className="primary" disabled={busy || !!success}>{busy ? 'Se creează contul...' : 'Creează cont'}</button>
         <p>
@@ -234,10 +241,13 @@ export function ResetPasswordPage() {
   const [confirm, setConfirm] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState(false);
+  const [checked, setChecked] = useState<string | null>(null);
+  const bad = invalidFields(checked, { password: pw, confirm });
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     const v = validateReset(pw, confirm);
     setError(v);
+    setChecked(v);
     if (v) return;
     const { error } = await supabase().auth.updateUser({ password: pw });
     if (error) {
@@ -256,8 +266,8 @@ export function ResetPasswordPage() {
           <p className="error" role="alert">Link-ul de resetare este invalid sau a expirat. Te rog solicită un nou link.</p>
         ) : (
           <>
-            <label>Parola nouă<input type="password" value={pw} onChange={(e) => setPw(e.target.value)} autoComplete="new-password" /></label>
-            <label>Confirmă parola<input type="password" value={confirm} onChange={(e) => setConfirm(e.target.value)} autoComplete="new-password" /></label>
+            <label>Parola nouă<input type="password" value={pw} onChange={(e) => setPw(e.target.value)} autoComplete="new-password" aria-invalid={bad.has('password') || undefined} /></label>
+            <label>Confirmă parola<input type="password" value={confirm} onChange={(e) => setConfirm(e.target.value)} autoComplete="new-password" aria-invalid={bad.has('confirm') || undefined} /></label>
             {error && <p className="error" role="alert">{error}</p>}
             {done && <p className="success" role="status">Parolă actualizată!</p>}
             <button className="primary" disabled={done}>Salvează parola</button>

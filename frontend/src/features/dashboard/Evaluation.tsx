@@ -8,7 +8,7 @@ import { breakdownRows, criterionDeltas, scoreLabel, signed, strictnessLabel, ty
 import { SignalRecorder } from './signals';
 import { openAppealOnCase, requestHumanReview, watchAppeal, type Appeal } from './appeal';
 import { failedSubmissionOnCase } from './resume';
-import { HammerIcon, RobotIcon } from '../../components/ui/icons';
+import { CheckIcon, HammerIcon, RobotIcon } from '../../components/ui/icons';
 
 const TEMPLATE = `Introducere: situația de fapt, calificarea juridică, problema de drept.
 Premisa majoră: norma aplicabilă (articolele, condițiile).
@@ -92,6 +92,11 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
   const [error, setError] = useState<string | null>(null);
   const recorder = useRef(new SignalRecorder());
   const area = useRef<HTMLTextAreaElement>(null);
+  // A new result is scrolled into view (it appears below the long text area).
+  const resultRef = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (result) resultRef.current?.scrollIntoView({ block: 'start', behavior: window.matchMedia?.('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' });
+  }, [result]);
 
   const grade = async (submissionId: string, previous: Graded | null) => {
     const { session } = useAuthStore.getState();
@@ -308,14 +313,13 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
         {phase === 'detecting' ? 'Verificare AI în curs...' : phase === 'assessing' ? 'Evaluare în curs...' : 'Evaluează Soluția'}
       </button>
       {result && (
-        <section className="card result" aria-label="Evaluare Completă">
-          <h3>Evaluare Completă</h3>
+        <section className="card result" aria-label="Evaluare Completă" ref={resultRef}>
+          <h3><CheckIcon /> Evaluare Completă</h3>
           <p className="big">
             <span>{scoreLabel(result.score, result.value)}</span> <span className="strictness-tag">{strictnessLabel(result.level)}</span>
           </p>
           {result.previous && <Deltas result={result} />}
           {result.criteria.some((c) => c.score != null) && <CriteriaChart rows={result.criteria} />}
-          <p className="feedback">{result.feedback}</p>
           <div className="row">
             <button
               type="button"

@@ -90,10 +90,10 @@ export function TutorChat({ caseId }: { caseId: string | null }) {
         Casus AI {round && <span className="round" data-testid="tutor-round">{round}</span>}
       </h2>
       <div className="messages" ref={list} aria-live="polite" data-testid="chat-messages">
-        <p className="msg assistant">{GREETING}</p>
+        <p className="msg assistant" data-who="Casus AI">{GREETING}</p>
         {!caseId && <p className="muted">{NO_CASE}</p>}
         {messages.map((m) => (
-          <p key={m.id} className={`msg ${m.role}`} data-role={m.role}>
+          <p key={m.id} className={`msg ${m.role}`} data-role={m.role} data-who={m.role === 'user' ? 'Tu' : 'Casus AI'}>
             {m.content || (busy ? <span className="typing" aria-label="Tutorele scrie">…</span> : null)}
           </p>
         ))}
