@@ -2,7 +2,6 @@ import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'rea
 import { BrowserRouter, Link, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import { AuthProvider, useAuth } from '../lib/auth/store';
 import { Toaster } from '../components/ui/toast';
-import { LoginPage, ResetPasswordPage, SignupPage } from '../features/auth/pages';
 import { FeedbackButton } from '../features/feedback/FeedbackDialog';
 import { CloseIcon, MenuIcon, ScaleIcon } from '../components/ui/icons';
 
@@ -16,6 +15,10 @@ const LazyDashboard = lazy(loadDashboard);
 function Dashboard() {
   return dashboardModule ? <dashboardModule.default /> : <LazyDashboard />;
 }
+// The account pages are their own chunk: a signed-in student opening /dashboard never needs them.
+const LoginPage = lazy(() => import('../features/auth/pages').then((m) => ({ default: m.LoginPage })));
+const SignupPage = lazy(() => import('../features/auth/pages').then((m) => ({ default: m.SignupPage })));
+const ResetPasswordPage = lazy(() => import('../features/auth/pages').then((m) => ({ default: m.ResetPasswordPage })));
 const Admin = lazy(() => import('../features/admin/Admin'));
 const Settings = lazy(() => import('../features/settings/Settings'));
 const Reporting = lazy(() => import('../features/progress/Reporting'));
@@ -156,9 +159,9 @@ export function App() {
         <RouteTitle />
         <Routes>
           <Route path="/" element={<Navigate to="/login" replace />} />
-          <Route path="/login" element={<LoginPage />} />
-          <Route path="/signup" element={<SignupPage />} />
-          <Route path="/reset-password" element={<ResetPasswordPage />} />
+          <Route path="/login" element={<Suspense fallback={<Loading />}><LoginPage /></Suspense>} />
+          <Route path="/signup" element={<Suspense fallback={<Loading />}><SignupPage /></Suspense>} />
+          <Route path="/reset-password" element={<Suspense fallback={<Loading />}><ResetPasswordPage /></Suspense>} />
           <Route path="/dashboard" element={<Protected><Dashboard /></Protected>} />
           <Route path="/admin" element={<Protected><Admin /></Protected>} />
           <Route path="/reporting" element={<Protected><Reporting /></Protected>} />

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import type { RealtimeChannel } from '@supabase/supabase-js';
 import { useSearchParams } from 'react-router-dom';
 import { supabase, aiEnabled } from '../../lib/supabase';
@@ -6,7 +6,6 @@ import { useAuth } from '../../lib/auth/store';
 import { presenceKey } from '../../lib/presence';
 import { clampViewer, VIEWER_DEFAULT } from '../../lib/validation';
 import { CodeViewer, type CodeId } from './CodeViewer';
-import { SolutionPanel } from './Evaluation';
 import { SearchBox } from './SearchBox';
 import { SOLVE_EVENT } from './solve';
 import { TutorChat } from './TutorChat';
@@ -15,6 +14,9 @@ import { pathTo, type OpenPath } from './tree';
 import { Welcome } from './Welcome';
 import { MenuIcon } from '../../components/ui/icons';
 import { CaseTree, type TreeData } from './CaseTree';
+
+// The solution panel (grading, charts, appeals) loads with the first opened case, not with the page.
+const SolutionPanel = lazy(() => import('./Evaluation').then((m) => ({ default: m.SolutionPanel })));
 
 export const VIEWER_KEY = 'casus.codeViewerHeight';
 const MOBILE_QUERY = '(max-width: 900px)';
@@ -214,7 +216,9 @@ function CaseView({ id, onArticle }: { id: string; onArticle: (ref: string, numb
       </header>
       <details className="solve" ref={solve}>
         <summary>Rezolvă speța!</summary>
-        <SolutionPanel key={c.id} caseId={c.id} aiOn={aiEnabled()} />
+        <Suspense fallback={<div className="skeleton tall" aria-busy="true" />}>
+          <SolutionPanel key={c.id} caseId={c.id} aiOn={aiEnabled()} />
+        </Suspense>
       </details>
       {lawAsOfLabel(c.law_as_of) && <p className="law-as-of">{lawAsOfLabel(c.law_as_of)}</p>}
       <section className="callout">
