@@ -10,6 +10,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import WebSocket from 'ws';
+
+// supabase-js needs a WebSocket constructor; Node 20 has none built in.
+if (!('WebSocket' in globalThis)) globalThis.WebSocket = WebSocket;
 
 const base = process.env.CASUS_URL;
 const admin = createClient(base, process.env.SERVICE_ROLE_KEY, { auth: { persistSession: false, autoRefreshToken: false } });
