@@ -232,8 +232,8 @@ test('review queue: a moderator checks the articles and verifies; the student se
     await page.getByRole('button', { name: `Deschide ${savedCode}` }).click();
     await page.getByText(`Autor: ${student.username}`).waitFor();
     // Cited articles resolved to the code's text; an unknown one flagged.
-    await page.getByText('✓ Art. 1357', { exact: false }).waitFor();
-    await page.getByText('✓ Art. 1350', { exact: false }).waitFor();
+    await page.locator('summary', { hasText: 'Art. 1357' }).waitFor();
+    await page.locator('summary', { hasText: 'Art. 1350' }).waitFor();
     await page.getByLabel('Adaugă articol').fill('99999');
     await page.getByRole('button', { name: 'Adaugă', exact: true }).click();
     await page.getByText('Articol negăsit în cod: 99999').waitFor();
@@ -257,7 +257,7 @@ test('review queue: a moderator checks the articles and verifies; the student se
     await spage.getByLabel('Caută cazuri după cod sau titlu').fill(savedCode);
     const option = spage.getByRole('option').filter({ hasText: savedCode });
     await option.waitFor();
-    expect(await option.textContent()).toContain('✓');
+    expect(await option.textContent()).toContain('Verificat');
     await spage.keyboard.press('Enter');
     await spage.getByText('Verificat', { exact: true }).first().waitFor();
     await spage.goto(base + '/reporting');
@@ -282,7 +282,7 @@ test('review queue: an admin rejects with a reason; the author reads it on My Pr
   await step(page, 'review-reject', async () => {
     await page.goto(base + '/admin');
     await enrolAuthenticator(page); // MFA_REQUIRED_ROLES: an admin's first visit (mfa.test.ts)
-    await page.getByRole('link', { name: 'Cazuri de verificat →' }).click();
+    await page.getByRole('link', { name: 'Cazuri de verificat' }).click();
     await page.waitForURL('**/review');
     await page.getByRole('button', { name: `Deschide ${code}` }).click();
     await page.getByRole('button', { name: 'Respinge cazul' }).click();

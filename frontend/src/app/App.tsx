@@ -1,11 +1,10 @@
-import { lazy, Suspense, useEffect, useRef, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
 import { BrowserRouter, Link, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import { AuthProvider, useAuth } from '../lib/auth/store';
 import { Toaster } from '../components/ui/toast';
-import { LoginPage, ResetPasswordPage, SignupPage } from '../features/auth/pages';
-import { CompleteProfilePage } from '../features/auth/CompleteProfile';
 import { FeedbackButton } from '../features/feedback/FeedbackDialog';
 import { MfaGate } from '../features/mfa/MfaGate';
+import { CloseIcon, MenuIcon, ScaleIcon } from '../components/ui/icons';
 
 // Opening /dashboard directly, its chunk loads while the session is being resolved; when it
 // is there by then, it renders at once (a lazy component would suspend and React holds a
@@ -17,6 +16,11 @@ const LazyDashboard = lazy(loadDashboard);
 function Dashboard() {
   return dashboardModule ? <dashboardModule.default /> : <LazyDashboard />;
 }
+// The account pages are their own chunk: a signed-in student opening /dashboard never needs them.
+const LoginPage = lazy(() => import('../features/auth/pages').then((m) => ({ default: m.LoginPage })));
+const SignupPage = lazy(() => import('../features/auth/pages').then((m) => ({ default: m.SignupPage })));
+const ResetPasswordPage = lazy(() => import('../features/auth/pages').then((m) => ({ default: m.ResetPasswordPage })));
+const CompleteProfilePage = lazy(() => import('../features/auth/CompleteProfile').then((m) => ({ default: m.CompleteProfilePage })));
 const Admin = lazy(() => import('../features/admin/Admin'));
 const Settings = lazy(() => import('../features/settings/Settings'));
 const Reporting = lazy(() => import('../features/progress/Reporting'));
@@ -42,7 +46,7 @@ function Protected({ children }: { children: ReactNode }) {
   // A visitor trying a case (anonymous session) has no account pages.
   if (user.is_anonymous) return <Navigate to="/try" replace />;
   // An account without a profile completes it first (issue 19, bug 1).
-  if (profileMissing && !user.is_anonymous) return <CompleteProfilePage />;
+  if (profileMissing && !user.is_anonymous) return <Suspense fallback={<Loading />}><CompleteProfilePage /></Suspense>;
   return (
     <>
       <Header />
@@ -56,12 +60,31 @@ export function Header() {
   const nav = useNavigate();
   const isAdmin = profile?.role === 'admin' || profile?.is_admin;
   const isModerator = isAdmin || profile?.role === 'moderator';
+  // On a phone the links fold into a menu behind one button; it closes on navigation and Escape.
+  const [menu, setMenu] = useState(false);
+  const { pathname } = useLocation();
+  const [menuPath, setMenuPath] = useState(pathname);
+  if (menuPath !== pathname) {
+    setMenuPath(pathname);
+    setMenu(false);
+  }
   return (
-    <header className="app-header">
+    <header
+      className="app-header"
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && menu && !(e.target as HTMLElement).closest('details[open]')) {
+          setMenu(false);
+          (e.currentTarget.querySelector('.nav-toggle') as HTMLButtonElement | null)?.focus();
+        }
+      }}
+    >
       <Link to="/dashboard" className="brand-link">
-        <span className="logo" aria-hidden>⚖</span> Casus <span className="badge">beta</span> <span className="badge">v0.1</span>
+        <span className="logo"><ScaleIcon /></span> Casus <span className="badge">beta</span> <span className="badge">v0.1</span>
       </Link>
-      <nav>
+      <button type="button" className="nav-toggle" aria-expanded={menu} aria-controls="app-nav" onClick={() => setMenu(!menu)}>
+        {menu ? <CloseIcon /> : <MenuIcon />} Meniu
+      </button>
+      <nav id="app-nav" className={menu ? 'app-nav open' : 'app-nav'} aria-label="Navigare principală">
         <Link to="/case-generator" className="button">Generează caz</Link>
         <Link to="/grile">Grile</Link>
         <Link to="/reporting">Progress</Link>
@@ -164,9 +187,9 @@ export function App() {
         <RouteTitle />
         <Routes>
           <Route path="/" element={<Navigate to="/login" replace />} />
-          <Route path="/login" element={<LoginPage />} />
-          <Route path="/signup" element={<SignupPage />} />
-          <Route path="/reset-password" element={<ResetPasswordPage />} />
+          <Route path="/login" element={<Suspense fallback={<Loading />}><LoginPage /></Suspense>} />
+          <Route path="/signup" element={<Suspense fallback={<Loading />}><SignupPage /></Suspense>} />
+          <Route path="/reset-password" element={<Suspense fallback={<Loading />}><ResetPasswordPage /></Suspense>} />
           <Route path="/try" element={<VisitorRoute />} />
           <Route path="/dashboard" element={<Protected><Dashboard /></Protected>} />
           <Route path="/admin" element={<Protected><MfaGate><Admin /></MfaGate></Protected>} />

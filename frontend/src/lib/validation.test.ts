@@ -1,7 +1,7 @@
-import { describe, expect, test } from 'vitest';
+import { describe, expect, it, test } from 'vitest';
 import {
   clampViewer, gradeBand, isCompleted, likeLiteral, shouldSearch, stripCasePrefix,
-  validateFeedback, validateForgot, validateLogin, validateReset, validateSignup, type SignupForm,
+  invalidFields, validateFeedback, validateForgot, validateLogin, validateReset, validateSignup, type SignupForm,
 } from './validation';
 
 describe('login', () => {
@@ -78,4 +78,19 @@ test('the username fallback lookup matches underscores and percent signs literal
   expect(likeLiteral('ana_pop')).toBe('ana\\_pop');
   expect(likeLiteral('a%b\\c')).toBe('a\\%b\\\\c');
   expect(likeLiteral('ana')).toBe('ana');
+});
+
+describe('invalidFields', () => {
+  const empty = { name: '', username: 'ana', universityCode: '', email: 'a@b.ro', password: '', confirmPassword: '' };
+  it('marks the empty fields when all must be filled', () => {
+    expect([...invalidFields('Please fill in all fields', empty)].sort()).toEqual(['confirmPassword', 'name', 'password', 'universityCode']);
+  });
+  it('marks the one field a message is about', () => {
+    expect([...invalidFields('Please enter a valid email address', { email: 'x', password: 'p' })]).toEqual(['email']);
+    expect([...invalidFields('Passwords do not match', empty)]).toEqual(['confirmPassword']);
+    expect([...invalidFields('Parolele nu se potrivesc', { password: 'a', confirm: 'b' })]).toEqual(['confirm']);
+    expect([...invalidFields('Username is already taken', empty)]).toEqual(['username']);
+    expect([...invalidFields('Password must be at least 6 characters', { email: 'a', password: 'b' })]).toEqual(['password']);
+    expect(invalidFields(null, empty).size).toBe(0);
+  });
 });

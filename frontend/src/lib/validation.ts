@@ -104,3 +104,23 @@ export function clampViewer(h: number, windowHeight: number, room = Infinity): n
 
 // "Caz 3: Titlu" → "Titlu" for the sidebar.
 export const stripCasePrefix = (title: string) => title.replace(/^Caz\s+\d+\s*:\s*/i, '');
+
+// The fields a validation message is about, so the form can mark them (aria-invalid and a
+// red border): "fill in all fields" marks the empty ones; any other message its own field.
+export function invalidFields<K extends string>(message: string | null, values: Partial<Record<K, string>>): Set<K> {
+  const out = new Set<K>();
+  if (!message) return out;
+  const has = (k: string) => k in values;
+  const add = (k: string) => has(k) && out.add(k as K);
+  if (/fill in all fields|completează ambele/i.test(message)) {
+    for (const [k, v] of Object.entries(values)) if (!String(v ?? '').trim()) out.add(k as K);
+    return out;
+  }
+  if (/^Name/.test(message)) add('name');
+  else if (/^Username/.test(message)) add('username');
+  else if (/email/i.test(message)) add('email');
+  else if (/do not match|nu se potrivesc/i.test(message)) add(has('confirmPassword') ? 'confirmPassword' : 'confirm');
+  else if (/password|parola/i.test(message)) add('password');
+  else if (/university/i.test(message)) add('universityCode');
+  return out;
+}

@@ -44,27 +44,24 @@ export function ScoreChart({ points, width = 640, height = 200 }: { points: Scor
   );
 }
 
-// Points per criterion against each maximum, as compact horizontal bars.
+// Points per criterion against each maximum: one row per criterion with its bar, its
+// points and the grader's comment beside them (an HTML list, so the comments read as text).
 export function CriteriaChart({ rows }: { rows: CriterionRow[] }) {
-  const rowH = 20;
-  const labelW = 250;
-  const barW = 150;
-  const width = labelW + barW + 56;
   return (
-    <svg className="chart criteria-chart" viewBox={`0 0 ${width} ${rows.length * rowH + 4}`} role="img" aria-label="Punctaj pe criterii">
-      {rows.map((r, i) => {
-        const yy = i * rowH + 2;
+    <ul className="criteria" aria-label="Punctaj pe criterii">
+      {rows.map((r) => {
         const frac = r.score == null ? 0 : r.score / r.max;
+        const band = frac >= 0.7 ? 'good' : frac >= 0.5 ? 'mid' : 'low';
         return (
-          <g key={r.code} data-testid="criterion">
-            <text x={0} y={yy + 13} className="label">{`${r.code} ${r.label}`}</text>
-            <rect x={labelW} y={yy + 3} width={barW} height={12} rx={3} className="track" />
-            <rect x={labelW} y={yy + 3} width={barW * frac} height={12} rx={3} className={frac >= 0.7 ? 'bar good' : frac >= 0.5 ? 'bar mid' : 'bar low'} />
-            <text x={labelW + barW + 8} y={yy + 13} className="value">{r.score == null ? `–/${r.max}` : `${r.score}/${r.max}`}</text>
-          </g>
+          <li key={r.code} data-testid="criterion">
+            <span className="label"><span className="c-code">{r.code}</span> {r.label}</span>
+            <span className="bar" aria-hidden><span className={band} style={{ width: `${Math.round(frac * 100)}%` }} /></span>
+            <span className="value">{r.score == null ? `–/${r.max}` : `${r.score}/${r.max}`}</span>
+            <span className="comment">{r.comment ?? ''}</span>
+          </li>
         );
       })}
-    </svg>
+    </ul>
   );
 }
 

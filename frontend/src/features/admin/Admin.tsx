@@ -3,6 +3,7 @@ import { Link } from 'react-router-dom';
 import { supabase } from '../../lib/supabase';
 import { useAuth } from '../../lib/auth/store';
 import { toast } from '../../components/ui/toast';
+import { ArrowRightIcon } from '../../components/ui/icons';
 
 type UserRow = { id: string; email: string; name: string; username: string; university_code: string | null; is_admin: boolean; role: string; created_at: string };
 type FeedbackRow = { id: string; email: string | null; body: string; created_at: string };
@@ -96,7 +97,7 @@ export default function Admin() {
       </section>
       <div className="cards">
         {['Analytics', 'Case Management', 'System Settings'].map((t) => (
-          <section className="card" key={t}><h3>{t}</h3>{t === 'Case Management' ? <Link to="/review">Cazuri de verificat →</Link> : <p className="muted">Coming soon...</p>}</section>
+          <section className="card" key={t}><h3>{t}</h3>{t === 'Case Management' ? <Link to="/review">Cazuri de verificat <ArrowRightIcon /></Link> : <p className="muted">Coming soon...</p>}</section>
         ))}
       </div>
     </main>

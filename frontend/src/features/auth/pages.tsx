@@ -2,17 +2,18 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate } from 'react-router-dom';
 import { supabase } from '../../lib/supabase';
 import { useAuth } from '../../lib/auth/store';
-import { validateForgot, validateLogin, validateReset, validateSignup } from '../../lib/validation';
+import { invalidFields, validateForgot, validateLogin, validateReset, validateSignup } from '../../lib/validation';
 import { UniversitySelect, UsernameStatusText, useUniversities, useUsernameCheck } from './profileFields';
 import { Dialog } from '../../components/ui/dialog';
 import { FeedbackButton } from '../feedback/FeedbackDialog';
+import { ScaleIcon } from '../../components/ui/icons';
 
 const GENERIC = 'A apărut o eroare. Te rog încearcă din nou.';
 
 export function Brand() {
   return (
     <div className="brand">
-      <span className="logo" aria-hidden>⚖</span>
+      <span className="logo"><ScaleIcon /></span>
       <h1>Casus</h1>
       <span className="badge">v0.1</span>
     </div>
@@ -36,6 +37,8 @@ export function LoginPage() {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [forgot, setForgot] = useState(false);
+  const [checked, setChecked] = useState<string | null>(null);
+  const bad = invalidFields(checked, { email, password });
   useEffect(() => {
     // A visitor (anonymous session) may still sign in to an account here.
     if (user && !user.is_anonymous) nav('/dashboard', { replace: true });
@@ -56,6 +59,7 @@ export function LoginPage() {
     e.preventDefault();
     const v = validateLogin(email, password);
     setError(v);
+    setChecked(v);
     if (v) return;
     setBusy(true);
     try {
@@ -74,13 +78,13 @@ export function LoginPage() {
         <Tagline />
         <label>
           Email
-          <input type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} />
+          <input type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} aria-invalid={bad.has('email') || undefined} aria-describedby={bad.has('email') ? 'login-error' : undefined} />
         </label>
         <label>
           Parolă
-          <input type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+          <input type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} aria-invalid={bad.has('password') || undefined} aria-describedby={bad.has('password') ? 'login-error' : undefined} />
         </label>
-        {error && <p className="error" role="alert">{error}</p>}
+        {error && <p className="error" role="alert" id="login-error">{error}</p>}
         <button className="primary" disabled={busy}>{busy ? 'Se conectează...' : 'Conectare'}</button>
         <button type="button" className="link" onClick={() => setForgot(true)}>Ai uitat parola?</button>
         <p>
@@ -107,6 +111,9 @@ export function SignupPage() {
   const [error, setError] = useState<string | null>(null);
   const [success, setSuccess] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [checked, setChecked] = useState<string | null>(null);
+  const bad = invalidFields(checked, f);
+  const mark = (k: keyof typeof f) => (bad.has(k) ? { 'aria-invalid': true, 'aria-describedby': 'signup-error' } : {});
   const set = (k: keyof typeof f) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -116,6 +123,7 @@ export function SignupPage() {
       const settled = status === 'checking' ? await settle() : status;
       const v = validateSignup(f, settled, unis.map((u) => u.code));
       setError(v);
+      setChecked(v);
       if (v) return;
       const uni = unis.find((u) => u.code === f.universityCode)!;
       const details = { name: f.name.trim(), username: f.username.trim(), university_code: uni.code, university_category: uni.category, university_name: uni.name };
@@ -144,20 +152,20 @@ export function SignupPage() {
       <form className="card auth-card" onSubmit={submit} noValidate>
         <Brand />
         <h2>Creează un cont</h2>
-        <label>Nume complet<input value={f.name} onChange={set('name')} autoComplete="name" /></label>
+        <label>Nume complet<input value={f.name} onChange={set('name')} autoComplete="name" {...mark('name')} /></label>
         <label>
           Nume de utilizator
-          <input value={f.username} onChange={set('username')} autoComplete="username" aria-describedby="username-status" />
+          <input value={f.username} onChange={set('username')} autoComplete="username" aria-describedby={bad.has('username') ? 'username-status signup-error' : 'username-status'} aria-invalid={bad.has('username') || undefined} />
           <UsernameStatusText status={status} />
         </label>
         <label>
           Universitate
-          <UniversitySelect unis={unis} value={f.universityCode} onChange={set('universityCode')} />
+          <UniversitySelect unis={unis} value={f.universityCode} onChange={set('universityCode')} invalid={bad.has('universityCode')} />
         </label>
-        <label>Email<input type="email" value={f.email} onChange={set('email')} autoComplete="email" /></label>
-        <label>Parolă<input type="password" value={f.password} onChange={set('password')} autoComplete="new-password" /></label>
-        <label>Confirmă parola<input type="password" value={f.confirmPassword} onChange={set('confirmPassword')} autoComplete="new-password" /></label>
-        {error && <p className="error" role="alert">{error}</p>}
+        <label>Email<input type="email" value={f.email} onChange={set('email')} autoComplete="email" {...mark('email')} /></label>
+        <label>Parolă<input type="password" value={f.password} onChange={set('password')} autoComplete="new-password" {...mark('password')} /></label>
+        <label>Confirmă parola<input type="password" value={f.confirmPassword} onChange={set('confirmPassword')} autoComplete="new-password" {...mark('confirmPassword')} /></label>
+        {error && <p className="error" role="alert" id="signup-error">{error}</p>}
         {success && <p className="success" role="status">{success}</p>}
         <button className="primary" disabled={busy || !!success}>{busy ? 'Se creează contul...' : 'Creează cont'}</button>
         <p>
@@ -215,10 +223,13 @@ export function ResetPasswordPage() {
   const [confirm, setConfirm] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState(false);
+  const [checked, setChecked] = useState<string | null>(null);
+  const bad = invalidFields(checked, { password: pw, confirm });
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     const v = validateReset(pw, confirm);
     setError(v);
+    setChecked(v);
     if (v) return;
     const { error } = await supabase().auth.updateUser({ password: pw });
     if (error) {
@@ -237,8 +248,8 @@ export function ResetPasswordPage() {
           <p className="error" role="alert">Link-ul de resetare este invalid sau a expirat. Te rog solicită un nou link.</p>
         ) : (
           <>
-            <label>Parola nouă<input type="password" value={pw} onChange={(e) => setPw(e.target.value)} autoComplete="new-password" /></label>
-            <label>Confirmă parola<input type="password" value={confirm} onChange={(e) => setConfirm(e.target.value)} autoComplete="new-password" /></label>
+            <label>Parola nouă<input type="password" value={pw} onChange={(e) => setPw(e.target.value)} autoComplete="new-password" aria-invalid={bad.has('password') || undefined} /></label>
+            <label>Confirmă parola<input type="password" value={confirm} onChange={(e) => setConfirm(e.target.value)} autoComplete="new-password" aria-invalid={bad.has('confirm') || undefined} /></label>
             {error && <p className="error" role="alert">{error}</p>}
             {done && <p className="success" role="status">Parolă actualizată!</p>}
             <button className="primary" disabled={done}>Salvează parola</button>

@@ -67,7 +67,7 @@ export function UsernameStatusText({ status }: { status: UsernameStatus }) {
   );
 }
 
-export function UniversitySelect({ unis, value, onChange }: { unis: University[]; value: string; onChange: (e: { target: { value: string } }) => void }) {
+export function UniversitySelect({ unis, value, onChange, invalid }: { unis: University[]; value: string; onChange: (e: { target: { value: string } }) => void; invalid?: boolean }) {
   const groups = useMemo(
     () => [
       ['Public Universities', unis.filter((u) => u.category === 'Public')],
@@ -77,7 +77,7 @@ export function UniversitySelect({ unis, value, onChange }: { unis: University[]
     [unis],
   );
   return (
-    <select value={value} onChange={onChange}>
+    <select value={value} onChange={onChange} {...(invalid ? { 'aria-invalid': true, 'aria-describedby': 'signup-error' } : {})}>
       <option value="">Alege universitatea</option>
       {groups.map(([label, list]) => (
         <optgroup key={label} label={label}>

@@ -160,10 +160,34 @@ export function CodeViewer({ target, active = true }: { target: { code: CodeId; 
   );
 }
 
+// An article's heading: "Art. N" and, when the next line is one, its title (not a
+// paragraph "(1) …" nor a letter "a) …"), shown bold and kept at the top of the box
+// while its article scrolls (sticky); the rest is the body.
+export function articleHead(a: Article): { head: string; body: string } {
+  if (!a.number) return { head: '', body: a.text };
+  const [first, second, ...rest] = a.lines;
+  const isTitle = second !== undefined && second.trim() !== '' && second.length <= 160 && !/^\s*(\(|\d|[a-z]\)|-)/.test(second);
+  return isTitle ? { head: `${first}\n${second}`, body: rest.join('\n') } : { head: first, body: a.lines.slice(1).join('\n') };
+}
+
 const ArticleView = memo(function ArticleView({ a, highlighted, q }: { a: Article; highlighted: boolean; q: string }) {
+  const { head, body } = articleHead(a);
+  const shown = (t: string) => (q ? mark(t, t.toLowerCase(), q) : t);
+  if (!head) {
+    return (
+      <article data-article={a.number} className={highlighted ? 'highlight' : undefined}>
+        {shown(a.text)}
+      </article>
+    );
+  }
+  const [num, title] = head.split('\n');
   return (
     <article data-article={a.number} className={highlighted ? 'highlight' : undefined}>
-      {q ? mark(a.text, a.lower, q) : a.text}
+      <strong className="art-head">
+        {shown(num)}
+        {title !== undefined && <>{'\n'}<span className="art-title">{shown(title)}</span></>}
+      </strong>
+      {shown(body)}
     </article>
   );
 });

@@ -1,26 +1,30 @@
-import { useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import type { RealtimeChannel } from '@supabase/supabase-js';
 import { useSearchParams } from 'react-router-dom';
 import { supabase, aiEnabled } from '../../lib/supabase';
 import { useAuth } from '../../lib/auth/store';
 import { presenceKey } from '../../lib/presence';
-import { CHAT_MIN, clampViewer, stripCasePrefix, VIEWER_DEFAULT } from '../../lib/validation';
+import { CHAT_MIN, clampViewer, VIEWER_DEFAULT } from '../../lib/validation';
 import { CodeViewer, type CodeId } from './CodeViewer';
-import { SolutionPanel } from './Evaluation';
 import { readVisitorDraft } from './visitorDraft';
 import { SearchBox } from './SearchBox';
 import { SOLVE_EVENT } from './solve';
 import { discardDraft, hasUnsavedDraft } from './drafts';
 import { Dialog } from '../../components/ui/dialog';
 import { TutorChat } from './TutorChat';
-import { codeOf, lawAsOfLabel, levelColor, loadCase, loadTree, type CaseFull, type CaseRow, type Category, type Domain } from './data';
-import { casesIn, pathTo, subcategoriesOf, toggleCategory, toggleDomain, toggleSub, type OpenPath } from './tree';
+import { codeOf, lawAsOfLabel, levelColor, loadCase, loadTree, rememberCase, type CaseFull } from './data';
+import { pathTo, type OpenPath } from './tree';
+import { Welcome } from './Welcome';
+import { MenuIcon } from '../../components/ui/icons';
+import { CaseTree, type TreeData } from './CaseTree';
+
+// The solution panel (grading, charts, appeals) loads with the first opened case, not with the page.
+const SolutionPanel = lazy(() => import('./Evaluation').then((m) => ({ default: m.SolutionPanel })));
 
 export const VIEWER_KEY = 'casus.codeViewerHeight';
 const DIVIDER = 8; // px, .divider's height
 const MOBILE_QUERY = '(max-width: 900px)';
 
-type TreeData = { domains: Domain[]; categories: Category[]; cases: CaseRow[] };
 type Target = { code: CodeId; article: string; seq: number };
 type Sheet = 'viewer' | 'chat' | null;
 
@@ -146,7 +150,7 @@ export default function Dashboard() {
     <div className={`dashboard${sidebar && !mobile ? '' : ' no-sidebar'}${mobile ? ' mobile' : ''}`}>
       <div className="dash-toolbar">
         <button ref={toggleRef} className="sidebar-toggle" aria-expanded={sidebar} aria-controls="law-categories" onClick={() => setSidebar(!sidebar)}>
-          {mobile ? '☰ Law Categories' : sidebar ? 'Ascunde categoriile' : 'Law Categories'}
+          {mobile ? <><MenuIcon /> Law Categories</> : sidebar ? 'Ascunde categoriile' : 'Law Categories'}
         </button>
         {mobile && (
           <>
@@ -176,7 +180,7 @@ export default function Dashboard() {
           {!tree ? (
             <div className="skeleton-list" aria-busy="true">{[1, 2, 3, 4].map((i) => <div key={i} className="skeleton" />)}</div>
           ) : (
-            <Tree tree={tree} open={open} setOpen={setOpen} selected={selected} onPick={(c) => choose(c.id)} />
+            <CaseTree tree={tree} open={open} setOpen={setOpen} selected={selected} onPick={(c) => choose(c.id)} />
           )}
         </aside>
       )}
@@ -191,7 +195,7 @@ export default function Dashboard() {
             }}
           />
         ) : (
-          <p className="empty">Selectează un caz</p>
+          <Welcome tree={tree} onPick={pick} />
         )}
       </main>
       <RightPanel target={target} caseId={selected} mobile={mobile} sheet={sheet} onClose={() => setSheet(null)} />
@@ -218,73 +222,12 @@ export default function Dashboard() {
   );
 }
 
-function Tree({ tree, open, setOpen, selected, onPick }: {
-  tree: TreeData;
-  open: OpenPath;
-  setOpen: (o: OpenPath) => void;
-  selected: string | null;
-  onPick: (c: CaseRow) => void;
-}) {
-  // The chosen case's row is brought into view once its branch is open (a pick from the
-  // search expands the tree to a row that may be far below).
-  const ref = useRef<HTMLUListElement>(null);
-  useEffect(() => {
-    ref.current?.querySelector('.case-row[aria-current="true"]')?.scrollIntoView({ block: 'nearest' });
-  }, [selected, open]);
-  return (
-    <ul className="tree" ref={ref}>
-      {tree.domains.map((d) => (
-        <li key={d.code}>
-          <button aria-expanded={open.domain === d.code} onClick={() => setOpen(toggleDomain(open, d.code))}>{d.name}</button>
-          {open.domain === d.code && (
-            <ul>
-              {tree.categories.filter((c) => c.domain === d.code).length === 0 && <li className="muted">Nu există cazuri</li>}
-              {tree.categories.filter((c) => c.domain === d.code).map((c) => (
-                <li key={c.id}>
-                  <button aria-expanded={open.category === c.id} onClick={() => setOpen(toggleCategory(open, d.code, c.id))}>{c.name}</button>
-                  {open.category === c.id && (
-                    <ul>
-                      {subcategoriesOf(c).map((s) => {
-                        const cases = casesIn(tree.cases, d.code, c, s.name);
-                        return (
-                          <li key={s.name}>
-                            <button aria-expanded={open.sub === s.name} onClick={() => setOpen(toggleSub(open, d.code, c.id, s.name))}>
-                              {s.name} <span className="count">{cases.length}</span>
-                            </button>
-                            {open.sub === s.name && (
-                              <ul className="cases">
-                                {cases.length === 0 && <li className="muted">Nu există cazuri</li>}
-                                {cases.map((x) => (
-                                  <li key={x.id}>
-                                    <button className={selected === x.id ? 'case-row active' : 'case-row'} aria-current={selected === x.id || undefined} onClick={() => onPick(x)}>
-                                      <span className={`dot ${levelColor(x.level)}`} aria-label={x.level} />
-                                      {x.verified && <span className="verified" title="Verificat">✓</span>}
-                                      <span className="code">{x.case_code}</span> {stripCasePrefix(x.title)}
-                                    </button>
-                                  </li>
-                                ))}
-                              </ul>
-                            )}
-                          </li>
-                        );
-                      })}
-                    </ul>
-                  )}
-                </li>
-              ))}
-            </ul>
-          )}
-        </li>
-      ))}
-    </ul>
-  );
-}
-
 export function CaseView({ id, onArticle }: { id: string; onArticle: (ref: string, number: string) => void }) {
   const [c, setC] = useState<CaseFull | null | undefined>(undefined);
   const solve = useRef<HTMLDetailsElement>(null);
   useEffect(() => {
     loadCase(id).then(setC);
+    rememberCase(id);
   }, [id]);
   useEffect(() => {
     const open = () => {
@@ -310,11 +253,15 @@ export function CaseView({ id, onArticle }: { id: string; onArticle: (ref: strin
       </header>
       <details className="solve" ref={solve} open={readVisitorDraft()?.caseId === c.id || undefined}>
         <summary>Rezolvă speța!</summary>
-        <SolutionPanel key={c.id} caseId={c.id} aiOn={aiEnabled()} />
+        <Suspense fallback={<div className="skeleton tall" aria-busy="true" />}>
+          <SolutionPanel key={c.id} caseId={c.id} aiOn={aiEnabled()} />
+        </Suspense>
       </details>
       {lawAsOfLabel(c.law_as_of) && <p className="law-as-of">{lawAsOfLabel(c.law_as_of)}</p>}
-      <h2>Problema juridică</h2>
-      <p>{c.legal_problem}</p>
+      <section className="callout">
+        <h2>Problema juridică</h2>
+        <p>{c.legal_problem}</p>
+      </section>
       <h2>Articole relevante</h2>
       <div className="articles">
         {c.articles.map((a) => (
@@ -325,8 +272,10 @@ export function CaseView({ id, onArticle }: { id: string; onArticle: (ref: strin
       </div>
       <h2>Speta (Cazul)</h2>
       {c.case_description.split('\n').filter(Boolean).map((p, i) => <p key={i}>{p}</p>)}
-      <h2>Întrebare</h2>
-      <p>{c.question}</p>
+      <section className="callout question">
+        <h2>Întrebare</h2>
+        <p>{c.question}</p>
+      </section>
       <details>
         <summary>Pași de analiză așteptați</summary>
         <ol>{c.steps.map((s) => <li key={s.step_number}>{s.step_description}</li>)}</ol>

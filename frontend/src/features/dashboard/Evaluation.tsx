@@ -11,6 +11,7 @@ import { openAppealOnCase, requestHumanReview, watchAppeal, type Appeal } from '
 import { failedSubmissionOnCase } from './resume';
 import { readVisitorDraft, saveVisitorDraft, clearVisitorDraft } from './visitorDraft';
 import { clearDraft, readDraft, writeDraft } from './drafts';
+import { CheckIcon, HammerIcon, RobotIcon } from '../../components/ui/icons';
 
 const TEMPLATE = `Introducere: situația de fapt, calificarea juridică, problema de drept.
 Premisa majoră: norma aplicabilă (articolele, condițiile).
@@ -124,6 +125,11 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
     const d = area.current?.closest('details');
     if (initial && d) d.open = true;
   }, [initial]);
+  // A new result is scrolled into view (it appears below the long text area).
+  const resultRef = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (result) resultRef.current?.scrollIntoView({ block: 'start', behavior: window.matchMedia?.('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' });
+  }, [result]);
 
   const grade = async (submissionId: string, previous: Graded | null) => {
     const { session } = useAuthStore.getState();
@@ -287,7 +293,7 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
                 if (text.trim() && !frozen) writeDraft(userId, caseId, text, v);
               }}
             />
-            {'🔨'.repeat(hammers)} {l} ({v})
+            <span className="hammers">{Array.from({ length: hammers }, (_, i) => <HammerIcon key={i} />)}</span> {l} ({v})
           </label>
         ))}
       </fieldset>
@@ -348,7 +354,7 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
       {error && <p className="error" role="alert">{error}</p>}
       {blocked && (
         <div className="banner appeal" role="alert">
-          <p>🤖 Hopa! Corectorul nostru a simțit miros de algoritm. Juriștii buni își scriu singuri raționamentele — încearcă din nou, cu propriile tale cuvinte.</p>
+          <p><RobotIcon /> Hopa! Corectorul nostru a simțit miros de algoritm. Juriștii buni își scriu singuri raționamentele — încearcă din nou, cu propriile tale cuvinte.</p>
           {!appeal && (
             <>
               <p className="muted">Ai scris singur soluția? Un moderator îți poate citi textul și îl poate trimite la evaluare.</p>
@@ -399,14 +405,13 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
         </button>
       )}
       {result && (
-        <section className="card result" aria-label="Evaluare Completă">
-          <h3>Evaluare Completă</h3>
+        <section className="card result" aria-label="Evaluare Completă" ref={resultRef}>
+          <h3><CheckIcon /> Evaluare Completă</h3>
           <p className="big">
             <span>{scoreLabel(result.score, result.value)}</span> <span className="strictness-tag">{strictnessLabel(result.level)}</span>
           </p>
           {result.previous && <Deltas result={result} />}
           {result.criteria.some((c) => c.score != null) && <CriteriaChart rows={result.criteria} />}
-          <p className="feedback">{result.feedback}</p>
           <div className="row">
             <button
               type="button"

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { SEARCH_DEBOUNCE_MS, shouldSearch } from '../../lib/validation';
 import { levelColor, searchCases, type SearchResult } from './data';
+import { CheckIcon } from '../../components/ui/icons';
 
 // The case search of the sidebar: from 2 characters, 300 ms after the last keystroke, 10
 // results; arrows, Enter and Escape; closes on an outside click.
@@ -80,7 +81,7 @@ export function SearchBox({ onPick }: { onPick: (r: SearchResult) => void }) {
           {results.map((r, i) => (
             <li key={r.id} role="option" aria-selected={i === active} className={i === active ? 'active' : ''} onMouseDown={() => choose(r)}>
               <span className={`dot ${levelColor(r.level)}`} />
-              <strong>{highlight(r.case_code, q)}</strong> {r.verified && '✓'} {highlight(r.title, q)}
+              <strong>{highlight(r.case_code, q)}</strong> {r.verified && <CheckIcon title="Verificat" />} {highlight(r.title, q)}
               <div className="muted">{[r.category, r.subcategory].filter(Boolean).join(' › ')}</div>
             </li>
           ))}

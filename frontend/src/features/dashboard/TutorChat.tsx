@@ -5,6 +5,7 @@ import { aiClient } from '../../lib/ai';
 import { useAuth, useAuthStore } from '../../lib/auth/store';
 import { canSend, createTutorStore, fromStored, GREETING, NO_CASE, roundLabel, ROUNDS_DONE, toStored, TUTOR_ROUNDS, type TutorBackend } from './tutor';
 import { openSolution } from './solve';
+import { SendIcon } from '../../components/ui/icons';
 
 // The real backend: conversations in chat_conversations (RLS: own rows), replies streamed
 // from the AI gateway with the official SDK.
@@ -89,10 +90,10 @@ export function TutorChat({ caseId }: { caseId: string | null }) {
         Casus AI {round && <span className="round" data-testid="tutor-round">{round}</span>}
       </h2>
       <div className="messages" ref={list} aria-live="polite" data-testid="chat-messages">
-        <p className="msg assistant">{GREETING}</p>
+        <p className="msg assistant" data-who="Casus AI">{GREETING}</p>
         {!caseId && <p className="muted">{NO_CASE}</p>}
         {messages.map((m) => (
-          <p key={m.id} className={`msg ${m.role}`} data-role={m.role}>
+          <p key={m.id} className={`msg ${m.role}`} data-role={m.role} data-who={m.role === 'user' ? 'Tu' : 'Casus AI'}>
             {m.content || (busy ? <span className="typing" aria-label="Tutorele scrie">…</span> : null)}
           </p>
         ))}
@@ -120,7 +121,7 @@ export function TutorChat({ caseId }: { caseId: string | null }) {
           }}
         />
         <button className="primary" onClick={() => void send()} disabled={disabled || !canSend(text, busy)} aria-label="Trimite">
-          {busy ? <span className="spinner small-inline" aria-hidden /> : '➤'}
+          {busy ? <span className="spinner small-inline" aria-hidden /> : <SendIcon />}
         </button>
       </div>
       )}

@@ -100,3 +100,27 @@ export function codeOf(ref: string): 'codul_civil' | 'constitutia' | 'codul_pena
   if (/Const/i.test(ref)) return 'constitutia';
   return 'codul_civil';
 }
+
+// The student's own graded work for the empty dashboard: which cases are completed (a
+// score strictly above 50) and the case of the latest submission.
+export async function loadMyWork(userId: string): Promise<{ completed: Set<string>; lastCase: string | null }> {
+  const { data, error } = await supabase()
+    .from('case_submissions')
+    .select('case_id, score_value, submitted_at')
+    .eq('user_id', userId)
+    .order('submitted_at', { ascending: false })
+    .limit(500);
+  if (error) throw error;
+  const completed = new Set((data ?? []).filter((s) => Number(s.score_value) > 50).map((s) => s.case_id));
+  return { completed, lastCase: data?.[0]?.case_id ?? null };
+}
+
+// The last case opened on this device, for "continuă de unde ai rămas".
+export const LAST_CASE_KEY = 'casus.lastCase';
+export function rememberCase(id: string) {
+  try {
+    localStorage.setItem(LAST_CASE_KEY, id);
+  } catch {
+    // storage full or disabled: nothing to remember
+  }
+}

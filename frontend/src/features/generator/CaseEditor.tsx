@@ -1,3 +1,4 @@
+import { ArrowDownIcon, ArrowUpIcon } from '../../components/ui/icons';
 import { useState, type ReactNode } from 'react';
 import {
   addArticle,
@@ -46,8 +47,8 @@ function ItemList({ kind, items, onChange }: { kind: 'step' | 'hint'; items: Ite
               <textarea id={`${kind}-${it.id}`} rows={2} value={it.text} onChange={(e) => onChange(items.map((x) => (x.id === it.id ? { ...x, text: e.target.value } : x)))} />
             </div>
             <div className="item-actions">
-              <button type="button" data-move={`${it.id}:up`} aria-label={`Mută ${lower} ${i + 1} în sus`} disabled={i === 0} onClick={() => move(i, -1)}>↑</button>
-              <button type="button" data-move={`${it.id}:down`} aria-label={`Mută ${lower} ${i + 1} în jos`} disabled={i === items.length - 1} onClick={() => move(i, 1)}>↓</button>
+              <button type="button" data-move={`${it.id}:up`} aria-label={`Mută ${lower} ${i + 1} în sus`} disabled={i === 0} onClick={() => move(i, -1)}><ArrowUpIcon /></button>
+              <button type="button" data-move={`${it.id}:down`} aria-label={`Mută ${lower} ${i + 1} în jos`} disabled={i === items.length - 1} onClick={() => move(i, 1)}><ArrowDownIcon /></button>
               <button
                 type="button"
                 aria-label={`Șterge ${lower} ${i + 1}`}

@@ -1,3 +1,4 @@
+import { ArrowLeftIcon } from '../../components/ui/icons';
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { aiEnabled, supabase } from '../../lib/supabase';
@@ -156,7 +157,7 @@ export default function Generator() {
 
   return (
     <main className="page generator">
-      <Link to="/dashboard">← Înapoi la dashboard</Link>
+      <Link to="/dashboard"><ArrowLeftIcon /> Înapoi la dashboard</Link>
       <h1>Generator de cazuri</h1>
       {!aiOn && (
         <p className="banner">Funcțiile AI sunt oprite pe acest server: generatorul are nevoie de un furnizor AI configurat (vezi README).</p>

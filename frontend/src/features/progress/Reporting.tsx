@@ -123,7 +123,7 @@ export default function Reporting() {
           <details key={c.id}>
             <summary>{c.cases ? `${c.cases.case_code} — ${c.cases.title}` : 'General'} · {c.message_count} mesaje</summary>
             {c.conversation_data.map((m, i) => (
-              <p key={i}><strong>{m.role}</strong> <span className="muted">{new Date(m.timestamp).toLocaleTimeString('ro-RO')}</span><br />{m.content}</p>
+              <p key={i}><strong>{m.role === 'user' ? 'Tu' : m.role === 'assistant' ? 'Casus AI' : m.role}</strong> <span className="muted">{new Date(m.timestamp).toLocaleTimeString('ro-RO')}</span><br />{m.content}</p>
             ))}
           </details>
         ))}

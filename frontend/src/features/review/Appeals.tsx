@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { toast } from '../../components/ui/toast';
 import { strictnessLabel } from '../dashboard/score';
 import { confirmBlock, loadAppeals, releaseAppeal, type AppealRow } from './api';
+import { ArrowLeftIcon } from '../../components/ui/icons';
 
 const fmtDate = (iso: string) => new Date(iso).toLocaleString('ro-RO', { dateStyle: 'long', timeStyle: 'short' });
 const errText = (e: unknown) => (e as { message?: string })?.message || 'Eroare necunoscută';
@@ -111,7 +112,7 @@ export function Appeals() {
       {failed && <p className="error" role="alert">Nu s-au putut încărca cererile: {failed}</p>}
       {open ? (
         <>
-          <button type="button" onClick={() => setOpen(null)}>← Înapoi la cereri</button>
+          <button type="button" onClick={() => setOpen(null)}><ArrowLeftIcon /> Înapoi la cereri</button>
           <AppealDetail
             key={open.id}
             a={open}

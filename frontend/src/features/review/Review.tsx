@@ -6,6 +6,7 @@ import { CaseEditor } from '../generator/CaseEditor';
 import { joinMessages, validateDraft, type Draft } from '../generator/logic';
 import { checkReference, loadDraft, loadQueue, rejectCase, updateCase, verifyCase, type ArticleCheck, type QueueRow } from './api';
 import { Appeals } from './Appeals';
+import { ArrowLeftIcon, CheckIcon, WarningIcon } from '../../components/ui/icons';
 
 const fmtDate = (iso: string) => new Date(iso).toLocaleString('ro-RO', { dateStyle: 'long', timeStyle: 'short' });
 const errText = (e: unknown) => (e as { message?: string })?.message || 'Eroare necunoscută';
@@ -18,11 +19,11 @@ function ArticleStatus({ checks }: { checks: ArticleCheck[] | undefined }) {
       {checks.map((c) =>
         c.found ? (
           <details key={c.number} className="found">
-            <summary>✓ Art. {c.number}{c.title ? ` – ${c.title}` : ''}</summary>
+            <summary><CheckIcon /> Art. {c.number}{c.title ? ` – ${c.title}` : ''}</summary>
             <p className="article-text">{c.body}</p>
           </details>
         ) : (
-          <span key={c.number} className="error"> ⚠ Articol negăsit în cod: {c.number}</span>
+          <span key={c.number} className="error"> <WarningIcon /> Articol negăsit în cod: {c.number}</span>
         ),
       )}
     </span>
@@ -167,19 +168,19 @@ export default function Review() {
         <section className="card">
           <h1>Access Denied</h1>
           <p>You do not have permission to access this page.</p>
-          <Link to="/dashboard">← Înapoi la dashboard</Link>
+          <Link to="/dashboard"><ArrowLeftIcon /> Înapoi la dashboard</Link>
         </section>
       </main>
     );
   }
   return (
     <main className="page review">
-      <Link to="/dashboard">← Înapoi la dashboard</Link>
+      <Link to="/dashboard"><ArrowLeftIcon /> Înapoi la dashboard</Link>
       <h1>Cazuri de verificat</h1>
       {failed && <p className="error" role="alert">Nu s-au putut încărca cazurile: {failed}</p>}
       {open ? (
         <>
-          <button type="button" onClick={() => setOpen(null)}>← Înapoi la listă</button>
+          <button type="button" onClick={() => setOpen(null)}><ArrowLeftIcon /> Înapoi la listă</button>
           <ReviewCase
             key={open.id}
             row={open}
