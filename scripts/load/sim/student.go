@@ -204,13 +204,19 @@ type session struct {
 	} `json:"user"`
 }
 
-// signUp registers the student as the sign-up page does (account, then profile), then
+// signUp registers the student as the sign-up page does (account with its profile, then
+// the spec's create_user_profile call, which returns that profile), then
 // signs in with the password as a returning student would, and reads the profile.
 func (s *student) signUp(ctx context.Context) bool {
 	email := fmt.Sprintf("load-%s-%d@casus.test", s.cfg.Tag, s.n)
 	password := fmt.Sprintf("Parola-load-%s-%d", s.cfg.Tag, s.n)
 	username := fmt.Sprintf("load_%s_%d", s.cfg.Tag, s.n)
 	meta := map[string]string{"name": fmt.Sprintf("Student %d", s.n), "username": username}
+	if len(s.unis) > 0 {
+		// As the sign-up page sends it: the study app's trigger on auth.users makes the
+		// profile from this metadata in the same insert (and refuses a sign-up without it).
+		meta["university_code"] = s.unis[s.n%len(s.unis)]
+	}
 	var su struct {
 		session
 		ID string `json:"id"` // the user, when no session is returned (confirmation pending)

@@ -2,10 +2,15 @@ package db
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
+	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/tern/v2/migrate"
 
 	casussql "casus/sql"
@@ -84,8 +89,37 @@ func Migrate(ctx context.Context, databaseURL string, withApp bool) (Versions, e
 // latestVersion asks applySet for every migration of a set.
 const latestVersion = -1
 
-// applySet migrates one set up to target (latestVersion: all of it).
+// applySet migrates one set up to target (latestVersion: all of it). Roles and their
+// grants are cluster-wide, so migrating two databases of one cluster at once (two
+// deployments starting together, tests of several packages) can update the same role row
+// in both; PostgreSQL then fails one with "tuple concurrently updated". That migration
+// rolled back as a whole, so it is simply tried again.
 func applySet(ctx context.Context, conn *pgx.Conn, set migrationSet, target int32) (int32, error) {
+	for attempt := 1; ; attempt++ {
+		v, err := applySetOnce(ctx, conn, set, target)
+		if err == nil || attempt == 10 || !concurrentCatalogUpdate(err) {
+			return v, err
+		}
+		select {
+		case <-ctx.Done():
+			return v, ctx.Err()
+		case <-time.After(time.Duration(attempt*50+rand.IntN(200)) * time.Millisecond): // apart, not in step
+		}
+	}
+}
+
+// concurrentCatalogUpdate tells the transient failure of two sessions updating one
+// catalog row (a role, a grant) at once.
+func concurrentCatalogUpdate(err error) bool {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return pg.Code == "XX000" && strings.Contains(pg.Message, "concurrently updated")
+	}
+	return strings.Contains(err.Error(), "tuple concurrently updated")
+}
+
+// applySetOnce is one attempt of applySet.
+func applySetOnce(ctx context.Context, conn *pgx.Conn, set migrationSet, target int32) (int32, error) {
 	m, err := migrate.NewMigrator(ctx, conn, set.table)
 	if err != nil {
 		return 0, err
