@@ -518,12 +518,21 @@ func TestServerKilledMidWrite(t *testing.T) {
 		// A grade the stopped students left in flight may still hold its claim for a moment
 		// (409 "in progress" until the server gives it back): ask again until it settles.
 		st, text := gatewayCall(t, srv.URL, p[1], "grade", p[0])
-		for deadline := time.Now().Add(30 * time.Second); st == 409 && time.Now().Before(deadline); {
+		for deadline := time.Now().Add(60 * time.Second); st == 409 && time.Now().Before(deadline); {
 			time.Sleep(50 * time.Millisecond) // polling the claim, not a fixed wait
 			st, text = gatewayCall(t, srv.URL, p[1], "grade", p[0])
 		}
 		if st != 200 || !strings.Contains(text, "PUNCTAJ TOTAL") {
-			t.Errorf("grade after restart: %d %s", st, tail(text, 200))
+			// Who holds the claim, for the record: its holder key and whether a session holds it.
+			var status string
+			var holder *int64
+			var started *time.Time
+			var held bool
+			_ = pool.QueryRow(context.Background(), `select status, grading_holder, grading_started_at,
+				exists (select 1 from pg_locks l where l.locktype = 'advisory' and l.granted and l.objsubid = 1
+				  and ((l.classid::int8 << 32) | l.objid::int8) = grading_holder)
+				from case_submissions where id::text = $1`, p[0]).Scan(&status, &holder, &started, &held)
+			t.Errorf("grade after restart: %d %s (row: status %s, holder %v held %v, started %v)", st, tail(text, 200), status, holder, held, started)
 		}
 	}
 	after := checkIntegrity(t, pool, &accepted)
