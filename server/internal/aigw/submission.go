@@ -170,7 +170,12 @@ func (c *call) grade(id string) error {
 	var text, caseID string
 	var level int
 	var claimed time.Time
-	err := c.s.d.Owner.QueryRow(c.ctx, `update case_submissions set status = 'grading', grading_started_at = clock_timestamp(), grading_holder = $5
+	// The claim runs to its answer even when the browser leaves meanwhile: a claim committed
+	// while its answer was cancelled away would stay with this (live) server, unreleased,
+	// and block the submission until staleClaim. The caller's leaving is honoured after.
+	claimCtx, cancelClaim := context.WithTimeout(context.WithoutCancel(c.ctx), time.Minute)
+	defer cancelClaim()
+	err := c.s.d.Owner.QueryRow(claimCtx, `update case_submissions set status = 'grading', grading_started_at = clock_timestamp(), grading_holder = $5
 		where id::text = $1 and user_id::text = $2 and `+passedSQL+` and char_length(submission_text) <= $3
 		  and (status = 'submitted' or (status = 'grading' and (grading_started_at < now() - $4::interval or not `+heldSQL+`)))
 		returning submission_text, case_id::text, difficulty_rating, grading_started_at`,
@@ -200,6 +205,10 @@ func (c *call) grade(id string) error {
 			where id::text = $1 and status = 'grading' and grading_started_at = $2`, id, claimed); err != nil {
 			c.s.d.Log.Error("ai grade release", "err", err)
 		}
+	}
+	if err := c.ctx.Err(); err != nil {
+		release()
+		return err
 	}
 	feedback, err := c.gradeClaimed(id, caseID, text, level, claimed)
 	if err != nil {

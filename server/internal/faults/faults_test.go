@@ -524,15 +524,14 @@ func TestServerKilledMidWrite(t *testing.T) {
 		}
 		if st != 200 || !strings.Contains(text, "PUNCTAJ TOTAL") {
 			// Who holds the claim, for the record: its holder key and whether a session holds it.
-			var status string
-			var holder *int64
-			var started *time.Time
-			var held bool
-			_ = pool.QueryRow(context.Background(), `select status, grading_holder, grading_started_at,
-				exists (select 1 from pg_locks l where l.locktype = 'advisory' and l.granted and l.objsubid = 1
-				  and ((l.classid::int8 << 32) | l.objid::int8) = grading_holder)
-				from case_submissions where id::text = $1`, p[0]).Scan(&status, &holder, &started, &held)
-			t.Errorf("grade after restart: %d %s (row: status %s, holder %v held %v, started %v)", st, tail(text, 200), status, holder, held, started)
+			var row string
+			_ = pool.QueryRow(context.Background(), `select format('status %s, holder %s, started %s; holding sessions: %s', s.status,
+				s.grading_holder, s.grading_started_at, coalesce((select string_agg(format('pid %s since %s from port %s (%s)', a.pid,
+				  a.backend_start, a.client_port, a.state), '; ') from pg_locks l join pg_stat_activity a on a.pid = l.pid
+				  where l.locktype = 'advisory' and l.granted and l.objsubid = 1
+				    and ((l.classid::int8 << 32) | l.objid::int8) = s.grading_holder), 'none'))
+				from case_submissions s where s.id::text = $1`, p[0]).Scan(&row)
+			t.Errorf("grade after restart: %d %s (%s)", st, tail(text, 200), row)
 		}
 	}
 	after := checkIntegrity(t, pool, &accepted)
