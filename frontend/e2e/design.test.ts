@@ -4,6 +4,8 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { base, launch, login, makeStudent, step } from './support';
 import { openBySearch } from './study-support';
+import { enrolAuthenticator } from './mfa-support';
+import { totpCode } from '../tests/support/totp';
 
 // Every screen in both themes (prefers-color-scheme light and dark), at a desktop and a
 // phone size: axe-core finds no violation on any of them, and a screenshot of each is
@@ -100,6 +102,7 @@ async function check(page: Page, screen: string, tag: string, found: string[]) {
 test('every screen, light and dark, desktop and phone: no axe violation; screenshots retaken', async () => {
   const student = await makeStudent('admin');
   const found: string[] = [];
+  let secret = '';
   for (const size of SIZES) {
     const ctx: BrowserContext = await browser.newContext({ viewport: size.viewport, deviceScaleFactor: 1, bypassCSP: true });
     const page = await ctx.newPage();
@@ -111,6 +114,16 @@ test('every screen, light and dark, desktop and phone: no axe violation; screens
     }
     await page.close();
     const signed = await login(ctx, student.email, student.password);
+    // MFA_REQUIRED_ROLES: the admin enrols on the first visit and enters a code on a new
+    // sign-in, so /admin and /review show their content.
+    await signed.goto(base + '/admin');
+    if (!secret) secret = await enrolAuthenticator(signed);
+    else {
+      await signed.getByRole('heading', { name: 'Confirmă autentificarea' }).waitFor();
+      await signed.getByLabel('Cod din aplicație').fill(totpCode(secret));
+      await signed.getByRole('button', { name: 'Verifică' }).click();
+    }
+    await signed.getByRole('heading', { name: /^Users/ }).waitFor();
     for (const s of PRIVATE) {
       await step(signed, `design-${s.name}-${size.tag}`, async () => {
         await signed.emulateMedia({ colorScheme: 'light' });

@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { admin, base, launch, login, makeStudent, step, unique } from './support';
 import { openBySearch, until } from './study-support';
+import { enrolAuthenticator } from './mfa-support';
 
 // Issue 19, bugs 1, 2, 3 and 11: sign-up never leaves an account without a profile, the
 // dashboard fits the window, /admin on a phone, and drafts of a solution survive a reload
@@ -156,6 +157,7 @@ test('bug 3: /admin on a phone is a list that fits, with usable role selects', a
   const page = await login(ctx, adm.email, adm.password);
   await step(page, 'fe-bugs-admin-phone', async () => {
     await page.goto(base + '/admin');
+    await enrolAuthenticator(page); // MFA_REQUIRED_ROLES: an admin's first visit (mfa.test.ts)
     const select = page.getByLabel(`Rol pentru ${target.email}`);
     await select.waitFor();
     const width = await page.evaluate(() => document.scrollingElement!.scrollWidth);
