@@ -259,7 +259,8 @@ test('review queue: a moderator checks the articles and verifies; the student se
     await option.waitFor();
     expect(await option.textContent()).toContain('Verificat');
     await spage.keyboard.press('Enter');
-    await spage.getByText('Verificat', { exact: true }).first().waitFor();
+    // The case header's badge (the tree row marks it too, with an icon titled "Verificat").
+    await spage.locator('article.case header .badge.verified').getByText('Verificat', { exact: true }).waitFor();
     await spage.goto(base + '/reporting');
     await spage.getByTestId('generated-case').filter({ hasText: savedCode }).getByText('Verificat', { exact: true }).waitFor();
   });

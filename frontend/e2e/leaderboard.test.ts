@@ -58,6 +58,8 @@ test('leaderboard with and without opt-out', async () => {
   const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
   const p2 = await login(phone, s2.email, s2.password);
   await step(p2, 'leaderboard-visible', async () => {
+    // On a phone the header's links are behind its menu.
+    await p2.getByRole('button', { name: 'Meniu' }).click();
     await p2.getByRole('link', { name: 'Clasament', exact: true }).click();
     await p2.waitForURL('**/clasament');
     await shown(p2);

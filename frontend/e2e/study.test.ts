@@ -66,7 +66,7 @@ test('study: tree, search, case, article jump, divider, evaluation and My Progre
     expect(await row.innerText()).toMatch(CASE_TITLE);
     await row.click();
     await page.getByRole('heading', { level: 1, name: CASE_TITLE }).waitFor();
-    await page.getByText('Verificat', { exact: true }).waitFor();
+    await page.locator('article.case header .badge.verified').getByText('Verificat', { exact: true }).waitFor();
     for (const h of ['Problema juridică', 'Articole relevante', 'Speta (Cazul)', 'Întrebare']) await page.getByRole('heading', { name: h, exact: true }).waitFor();
     // The date of the law the case was written against (law_as_of of the curriculum file).
     await page.getByText('Legislație la data de 1 noiembrie 2026', { exact: true }).waitFor();
