@@ -224,7 +224,8 @@ test('study: tree, search, case, article jump, divider, evaluation and My Progre
     expect(await subs.first().innerText()).toMatch(/CIV2ABD · 78\/100 · Exigență Mediu \(3\)/);
     // Attempts are grouped by case: the earlier one is behind its summary.
     await page.getByTestId('case-attempts').filter({ hasText: 'CIV2ABD' }).locator('details.earlier > summary').click();
-    expect(await subs.nth(1).innerText()).toMatch(/CIV2ABD · În curs/);
+    // The earlier attempt was blocked by the AI check: named so, not "În curs" (issue 19, bug 6).
+    expect(await subs.nth(1).innerText()).toMatch(/CIV2ABD · Blocată de verificarea AI/);
     const stat = async (h: string) => (await page.locator('.card.stat', { has: page.getByRole('heading', { name: h }) }).locator('.big').innerText()).trim();
     expect(await stat('Completed')).toBe('1');
     expect(await stat('Submissions')).toBe('2');
