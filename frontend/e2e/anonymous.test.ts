@@ -24,6 +24,9 @@ async function sessionUser(page: Page): Promise<{ id: string; is_anonymous?: boo
 
 test('a visitor tries a case without an account, then signs up keeping their text', async () => {
   const ctx = await browser.newContext();
+  // As login() does for signed-in pages: waits are on what the page shows, bounded
+  // generously for a busy CI machine (the solution panel is a chunk loaded on demand).
+  ctx.setDefaultTimeout(60_000);
   const page = await ctx.newPage();
   const answer = 'Ion răspunde pentru prejudiciu: fapta ilicită, vinovăția și legătura de cauzalitate sunt întrunite (art. 1357 C.civ.).';
   let visitorId = '';
