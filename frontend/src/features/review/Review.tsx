@@ -203,7 +203,7 @@ export default function Review() {
                   <th>Titlu</th>
                   <th>Autor</th>
                   <th>Generat la</th>
-                  <th />
+                  <th><span className="sr-only">Acțiuni</span></th>
                 </tr>
               </thead>
               <tbody>
