@@ -342,6 +342,31 @@ func (f *changeFeed) validate(event, schema, table, filter string, selectRaw jso
 	return sub, nil
 }
 
+// drainBatches hands what arrives on ch to handle in batches: it waits for one item,
+// then takes whatever else is already queued (at most 500), so a burst is handled
+// together. It returns when ctx ends.
+func drainBatches[T any](ctx context.Context, ch <-chan T, handle func([]T)) {
+	for {
+		var batch []T
+		select {
+		case item := <-ch:
+			batch = append(batch, item)
+		case <-ctx.Done():
+			return
+		}
+	drain:
+		for len(batch) < 500 {
+			select {
+			case item := <-ch:
+				batch = append(batch, item)
+			default:
+				break drain
+			}
+		}
+		handle(batch)
+	}
+}
+
 type change struct {
 	ID        int64
 	Schema    string
@@ -362,47 +387,11 @@ func (f *changeFeed) listen() {
 	f.s.wg.Add(2)
 	go func() {
 		defer f.s.wg.Done()
-		for {
-			var batch []string
-			select {
-			case id := <-msgIDs:
-				batch = append(batch, id)
-			case <-f.s.ctx.Done():
-				return
-			}
-		drain:
-			for len(batch) < 500 {
-				select {
-				case id := <-msgIDs:
-					batch = append(batch, id)
-				default:
-					break drain
-				}
-			}
-			f.deliverMessages(batch)
-		}
+		drainBatches(f.s.ctx, msgIDs, f.deliverMessages)
 	}()
 	go func() {
 		defer f.s.wg.Done()
-		for {
-			var batch []int64
-			select {
-			case id := <-ids:
-				batch = append(batch, id)
-			case <-f.s.ctx.Done():
-				return
-			}
-		drain:
-			for len(batch) < 500 {
-				select {
-				case id := <-ids:
-					batch = append(batch, id)
-				default:
-					break drain
-				}
-			}
-			f.process(batch)
-		}
+		drainBatches(f.s.ctx, ids, f.process)
 	}()
 	for f.s.ctx.Err() == nil {
 		conn, err := pgx.Connect(f.s.ctx, f.s.d.DatabaseURL)
