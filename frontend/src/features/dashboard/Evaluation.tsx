@@ -7,8 +7,7 @@ import { toast } from '../../components/ui/toast';
 import { CriteriaChart } from '../../components/charts/charts';
 import { breakdownRows, criterionDeltas, scoreLabel, signed, strictnessLabel, type CriterionRow } from './score';
 import { SignalRecorder } from './signals';
-import { openAppealOnCase, requestHumanReview, watchAppeal, type Appeal } from './appeal';
-import { failedSubmissionOnCase } from './resume';
+import { openSubmissionOnCase, requestHumanReview, watchAppeal, type Appeal } from './appeal';
 import { readVisitorDraft, saveVisitorDraft, clearVisitorDraft } from './visitorDraft';
 import { clearDraft, readDraft, writeDraft } from './drafts';
 import { CheckIcon, HammerIcon, RobotIcon } from '../../components/ui/icons';
@@ -157,26 +156,24 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
     }
   };
 
-  // A pending or decided appeal on this case (the student may come back later).
+  // A pending or decided appeal on this case, or a failed evaluation (the student may come back later).
   useEffect(() => {
     const user = useAuthStore.getState().user;
     if (!user) return;
     let on = true;
-    openAppealOnCase(caseId, user.id).then(async (open) => {
-      if (!on) return;
-      if (!open) {
+    openSubmissionOnCase(caseId, user.id).then((open) => {
+      if (!on || !open) return;
+      if (open.appeal) {
+        setBlocked(open.appeal.submission_id);
+        setAppeal(open.appeal);
+        setText(open.text);
+        setLevel(open.level);
+      } else if (open.failed) {
         // A failed evaluation: its text comes back, ready to be sent again.
-        const failed = await failedSubmissionOnCase(caseId, user.id);
-        if (!on || !failed) return;
-        setText((t) => t || failed.text);
-        setLevel(failed.level);
+        setText((t) => t || open.text);
+        setLevel(open.level);
         setError('Evaluarea anterioară a eșuat. Textul tău a fost păstrat: apasă „Evaluează Soluția” pentru a încerca din nou.');
-        return;
       }
-      setBlocked(open.appeal.submission_id);
-      setAppeal(open.appeal);
-      setText(open.text);
-      setLevel(open.level);
     });
     return () => {
       on = false;

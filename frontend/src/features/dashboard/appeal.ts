@@ -19,17 +19,26 @@ export async function loadAppeal(id: string): Promise<Appeal | null> {
   return (data as Appeal | null) ?? null;
 }
 
-// The appeal on the student's latest submission to a case, if that submission is still
-// ungraded (what the case page shows when it opens), with its text and strictness.
-export async function openAppealOnCase(caseId: string, userId: string): Promise<{ appeal: Appeal; text: string; level: number } | null> {
+// The student's latest submission to a case, if it is still ungraded (what the case page
+// shows when it opens), read once: its text and strictness, the appeal of a blocked AI
+// check if one was asked for, and whether its check or grading failed upstream (My Progress
+// says "Evaluare eșuată — reîncearcă"; the text comes back to be sent again).
+export async function openSubmissionOnCase(
+  caseId: string,
+  userId: string,
+): Promise<{ text: string; level: number; appeal: Appeal | null; failed: boolean } | null> {
   const sb = supabase();
-  const { data: last } = await sb.from('case_submissions').select('id, status, submission_text, difficulty_rating').eq('case_id', caseId).eq('user_id', userId)
-    .order('submitted_at', { ascending: false }).limit(1);
+  const { data: last } = await sb
+    .from('case_submissions')
+    .select('id, status, submission_text, difficulty_rating, ai_failed_at')
+    .eq('case_id', caseId)
+    .eq('user_id', userId)
+    .order('submitted_at', { ascending: false })
+    .limit(1);
   const sub = last?.[0];
   if (!sub || sub.status === 'graded') return null;
   const { data } = await sb.from('submission_appeals').select(COLUMNS).eq('submission_id', sub.id).maybeSingle();
-  if (!data) return null;
-  return { appeal: data as Appeal, text: sub.submission_text, level: sub.difficulty_rating };
+  return { text: sub.submission_text, level: sub.difficulty_rating, appeal: (data as Appeal | null) ?? null, failed: sub.status === 'submitted' && !!sub.ai_failed_at };
 }
 
 // Follows one appeal live: onChange gets each new state of the row; onLive fires once the
