@@ -37,9 +37,13 @@ test('evaluation: empty text, AI-written text, then a graded solution', async ()
     await area.fill('Ion răspunde pentru fapta proprie: art. 1357 C.civ. cere faptă ilicită, prejudiciu, legătură de cauzalitate și vinovăție.');
     await page.getByRole('radio', { name: /Greu \(5\)/ }).check();
     await button.click();
-    await page.getByText('Evaluare Completă', { exact: true }).waitFor({ timeout: 60_000 });
-    await page.getByText('78/100 · Bine').waitFor();
-    await page.getByText('Evaluare completă!', { exact: true }).waitFor();
+    // The success toast lives 4 s (spec): watch for it from the click, alongside the result,
+    // so a slow machine cannot let it come and go between two sequential waits.
+    await Promise.all([
+      page.getByText('Evaluare completă!', { exact: true }).waitFor({ timeout: 60_000 }),
+      page.getByText('Evaluare Completă', { exact: true }).waitFor({ timeout: 60_000 }),
+      page.getByText('78/100 · Bine').waitFor({ timeout: 60_000 }),
+    ]);
     await page.getByRole('button', { name: 'Resetează' }).click();
     if ((await area.inputValue()) !== '') throw new Error('Resetează kept the text');
     // Resetează starts over: the strictness returns to its default, Mediu (3).
