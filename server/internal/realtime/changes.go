@@ -211,16 +211,6 @@ func (f *changeFeed) readColumnPrivileges(ctx context.Context, tables map[string
 	return rows.Err()
 }
 
-// readsOnly reports whether role may SELECT every one of the columns.
-func readsOnly(ti *tableInfo, role string, cols []string) bool {
-	for _, c := range cols {
-		if !ti.mayRead(role, c) {
-			return false
-		}
-	}
-	return true
-}
-
 // mayRead reports whether role may SELECT the column.
 func (ti *tableInfo) mayRead(role, col string) bool {
 	return role == authn.RoleServiceRole || ti.readable[role][col]
@@ -630,7 +620,7 @@ func (f *changeFeed) dispatch(c change, ti *tableInfo, channels []*channel, visi
 			}
 			// The role's column privileges come before any filter: a filter on a column it
 			// may not read never matches.
-			if !readsOnly(ti, role, sub.filter.columns()) {
+			if !sub.filter.readableBy(ti, role) {
 				continue
 			}
 			if !sub.filter.matches(row) {
