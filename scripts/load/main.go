@@ -9,8 +9,10 @@
 // By default it starts its own stack like scripts/with-server.sh: a throwaway database on
 // the local PostgreSQL, the fake AI provider with a model's latency (casus fake-ai
 // --delay --stream-delay), and casus serve --seed on a free loopback port; all of it is
-// removed at the end. Every student stops by itself after -duration; the whole run is
-// bounded by -ramp + -duration + 3 minutes. The exit status is 1 when a target is missed.
+// removed at the end. The students' accounts are made first, in a setup that is not
+// measured, so that each student signs in once during the run (-signup: each signs up in
+// the run instead). Every student stops by itself after -duration; the whole run is
+// bounded by -ramp + -duration + 5 minutes. The exit status is 1 when a target is missed.
 package main
 
 import (
@@ -42,12 +44,13 @@ func run() int {
 	anon := flag.String("anon-key", os.Getenv("ANON_KEY"), "with -url: the anon key")
 	service := flag.String("service-key", os.Getenv("SERVICE_ROLE_KEY"), "with -url: the service-role key, to confirm sign-ups when the server does not autoconfirm")
 	pid := flag.Int("pid", 0, "with -url: the server's process id, to sample its memory")
+	signUp := flag.Bool("signup", false, "students sign up during the run (measured) instead of having accounts made in an unmeasured setup")
 	flag.Parse()
 	if *ramp == 0 {
 		// Students arrive over the first minute of the 3-minute run (3.3 a second), not
-		// all at once: each arrival signs up and signs in, two bcrypt hashes of ≈65 ms of
-		// CPU at GoTrue's cost 10, so arrivals alone keep a fifth of this 2-core machine
-		// busy hashing. The rate is printed with the figures.
+		// all at once, as a class does. Each arrival signs in: one bcrypt comparison of
+		// ≈65 ms of CPU at GoTrue's cost 10 (two with -signup). The rate is printed with
+		// the figures.
 		*ramp = min(*duration/3, time.Minute)
 	}
 	if *students < 1 || *students > 2000 || *duration <= 0 || *duration > 30*time.Minute {
@@ -56,11 +59,11 @@ func run() int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	ctx, cancel := context.WithTimeout(ctx, *ramp+*duration+3*time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, *ramp+*duration+5*time.Minute)
 	defer cancel()
 
 	cfg := sim.Config{URL: *base, AnonKey: *anon, ServiceKey: *service, Students: *students, Duration: *duration, Ramp: *ramp, Think: *think, Realtime: true}
-	serverPID := *pid
+	serverPID, dbName := *pid, ""
 	stackNote := "a running server at " + *base
 	if *base == "" {
 		st, err := startStack(ctx, *aiDelay, *aiStream)
@@ -68,7 +71,7 @@ func run() int {
 			return fail(err.Error())
 		}
 		defer st.stop()
-		cfg.URL, cfg.AnonKey, cfg.ServiceKey, serverPID = st.url, st.anonKey, st.serviceKey, st.pid
+		cfg.URL, cfg.AnonKey, cfg.ServiceKey, serverPID, dbName = st.url, st.anonKey, st.serviceKey, st.pid, st.dbName
 		stackNote = fmt.Sprintf("a private stack (fake AI: %s per check/grade, %s between stream events)", *aiDelay, *aiStream)
 	} else if *anon == "" {
 		return fail("-url needs -anon-key (or ANON_KEY)")
@@ -78,19 +81,34 @@ func run() int {
 	}
 
 	fmt.Printf("load: %d students for %s each, think %s, against %s\n", *students, *duration, *think, stackNote)
-	fmt.Printf("load: arrivals evenly over the first %s: %.1f students a second, each signing up then signing in (-ramp)\n", *ramp, float64(*students)/ramp.Seconds())
+	arrival := "each signing up then signing in"
+	if !*signUp {
+		// A class's accounts exist before the lesson: made here, outside the measured run,
+		// through the same sign-up requests; during the run each student signs in once.
+		t0 := time.Now()
+		accounts, err := sim.Prepare(ctx, &cfg, 2)
+		if err != nil {
+			return fail("setup: " + err.Error())
+		}
+		cfg.Accounts = accounts
+		fmt.Printf("load: setup (not measured): %d accounts signed up in %.1f s\n", len(accounts), time.Since(t0).Seconds())
+		arrival = "each signing in to an existing account (-signup: sign up first)"
+	}
+	fmt.Printf("load: arrivals evenly over the first %s: %.1f students a second, %s (-ramp)\n", *ramp, float64(*students)/ramp.Seconds(), arrival)
 	loadBefore := loadAverage()
 	mem := sampleRSS(ctx, serverPID)
+	cpu0 := sampleCPU(ctx, serverPID, dbName)
 	res, err := sim.Run(ctx, cfg)
 	if err != nil {
 		return fail(err.Error())
 	}
+	cpu := sampleCPU(ctx, serverPID, dbName)
 	samples := mem.stop()
 	// The targets are for this machine with nothing else running: a busy machine (other
 	// builds and tests) stretches every figure, so the report says how busy it was.
 	fmt.Printf("\nmachine: %d CPUs; 1-minute load average %s before the students, %s after (the stack itself adds about 1)\n",
 		runtime.NumCPU(), loadBefore, loadAverage())
-	if !report(res, samples, *ramp, *target) {
+	if !report(res, samples, *ramp, *target, func() { cpuReport(res, cpu0, cpu, dbName != "") }) {
 		return 1
 	}
 	return 0
@@ -102,7 +120,7 @@ func fail(msg string) int {
 }
 
 // report prints the figures as checks against the targets; false when one is missed.
-func report(res *sim.Result, mem []rssSample, ramp, target time.Duration) bool {
+func report(res *sim.Result, mem []rssSample, ramp, target time.Duration, cpu func()) bool {
 	ok := true
 	verdict := func(good bool) string {
 		if good {
@@ -164,6 +182,7 @@ func report(res *sim.Result, mem []rssSample, ramp, target time.Duration) bool {
 	} else {
 		summary = append(summary, memory(res, mem, ramp, verdict))
 	}
+	cpu()
 	fmt.Println("\ntargets (issue #21):")
 	for _, line := range summary {
 		fmt.Println("  " + line)
@@ -218,3 +237,22 @@ func loadAverage() string {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+
+// cpuReport prints the CPU time the run cost per request, by process, and the share of
+// the machine it used.
+func cpuReport(res *sim.Result, before, after cpuTimes, withDB bool) {
+	server, db, self := after.since(before)
+	n := len(res.Events)
+	if n == 0 {
+		return
+	}
+	per := func(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000/float64(n)) }
+	dbText := "not sampled (own stack only)"
+	if withDB {
+		dbText = per(db)
+	}
+	elapsed := res.End.Sub(res.Start)
+	fmt.Printf("CPU per request (all %d, AI calls included): server %s, PostgreSQL %s, this generator %s\n", n, per(server), dbText, per(self))
+	fmt.Printf("CPU used: server %.0f%%, PostgreSQL %.0f%%, generator %.0f%% of one core on average (the machine has %d)\n",
+		100*server.Seconds()/elapsed.Seconds(), 100*db.Seconds()/elapsed.Seconds(), 100*self.Seconds()/elapsed.Seconds(), runtime.NumCPU())
+}

@@ -25,6 +25,7 @@ import (
 type stack struct {
 	url, anonKey, serviceKey string
 	pid                      int
+	dbName                   string
 	dir                      string
 	procs                    []*exec.Cmd
 	dropDB                   func()
@@ -65,6 +66,7 @@ func startStack(ctx context.Context, aiDelay, aiStream time.Duration) (st *stack
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	name := "casus_load_" + hex.EncodeToString(b)
+	st.dbName = name
 	admin, err := pgx.Connect(ctx, adminURL())
 	if err != nil {
 		return nil, fmt.Errorf("local PostgreSQL (scripts/ensure-postgres.sh starts it): %w", err)

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log"
 	"os"
@@ -29,13 +30,20 @@ var queries = []string{
 	"abc", "xq", "ca", "%", "_a", "zzzz", "drept de proprietate", "caz 4711",
 }
 
+var keep = flag.Bool("keep", false, "keep the database at the end (to EXPLAIN its queries); drop it by hand")
+
 func main() {
+	flag.Parse()
 	ctx := context.Background()
 	url, drop, err := benchutil.TempDatabase(ctx, "casus_bench_search")
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer drop()
+	defer func() {
+		if !*keep {
+			drop()
+		}
+	}()
 	if err := migrate(ctx, url); err != nil {
 		log.Fatal(err)
 	}
@@ -115,17 +123,31 @@ func main() {
 	fmt.Printf("search_cases:           p50 %s  p99 %s  (%d rows returned)\n", benchutil.MS(p(search, 50)), benchutil.MS(p(search, 99)), found)
 	fmt.Printf("ratio search/lookup:    p50 %.1fx  p99 %.1fx\n",
 		float64(p(search, 50))/float64(p(lookup, 50)), float64(p(search, 99))/float64(p(lookup, 99)))
-	worst, worstQ := time.Duration(0), ""
-	for q, d := range perQuery {
-		if v := p(d, 99); v > worst {
+	// Every query shape must meet the target on its own, not only the mix.
+	const target = 10 * time.Millisecond
+	fmt.Printf("\n%-26s %10s %10s   %s\n", "query", "p50", "p99", "p99 target < 10 ms")
+	worst, worstQ, missed := time.Duration(0), "", 0
+	for _, q := range queries {
+		d := perQuery[q]
+		v := p(d, 99)
+		if v > worst {
 			worst, worstQ = v, q
 		}
+		check := "ok"
+		if v >= target {
+			check, missed = "MISSED", missed+1
+		}
+		fmt.Printf("%-26q %10s %10s   %s\n", q, benchutil.MS(p(d, 50)), benchutil.MS(v), check)
 	}
 	verdict := "MET"
-	if p(search, 99) >= 10*time.Millisecond {
-		verdict = "MISSED"
+	if p(search, 99) >= target || missed > 0 {
+		verdict = fmt.Sprintf("MISSED (%d query shapes at or over it)", missed)
 	}
-	fmt.Printf("slowest query p99: %q %s; target search p99 < 10 ms: %s\n", worstQ, benchutil.MS(worst), verdict)
+	fmt.Printf("\nsearch_cases p99 %s (target < 10 ms), %.1fx its lookup baseline; slowest query p99: %q %s; target for the mix and every shape: %s\n",
+		benchutil.MS(p(search, 99)), float64(p(search, 99))/float64(p(lookup, 99)), worstQ, benchutil.MS(worst), verdict)
+	if *keep {
+		fmt.Printf("database kept (-keep): %s\n", url)
+	}
 }
 
 // migrate applies the migrations with the server binary (`make bench` builds it), or

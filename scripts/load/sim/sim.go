@@ -29,6 +29,9 @@ type Config struct {
 	Think      time.Duration // mean pause between a student's actions
 	Realtime   bool          // a websocket per student, joined to its progress
 	Tag        string        // makes e-mails and usernames unique to the run
+	// Accounts, when set (by Prepare), are the students' existing accounts: student i
+	// signs in with Accounts[i] instead of signing up first.
+	Accounts []Account
 	// Texts, when set, receives the text of every submission the server accepted.
 	OnSubmission func(id, text string)
 }
@@ -127,6 +130,63 @@ func CheckLoopback(base string) error {
 		return nil
 	}
 	return fmt.Errorf("%s is not a loopback address: the load generator only targets this machine", base)
+}
+
+// Account is a student's sign-in.
+type Account struct{ Email, Password string }
+
+// Prepare creates the accounts (with their profiles) of cfg.Students students, as each
+// would sign up, a few at a time and unmeasured: the setup before a run in which
+// returning students sign in. It sets cfg.Tag when empty; pass the same cfg to Run with
+// the accounts in cfg.Accounts.
+func Prepare(ctx context.Context, cfg *Config, workers int) ([]Account, error) {
+	if err := CheckLoopback(cfg.URL); err != nil {
+		return nil, err
+	}
+	if cfg.Tag == "" {
+		cfg.Tag = fmt.Sprintf("%x", rand.Uint32())
+	}
+	tr := &http.Transport{MaxIdleConnsPerHost: workers}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 60 * time.Second}
+	unis, err := universities(ctx, client, *cfg)
+	if err != nil {
+		return nil, fmt.Errorf("the server is not answering: %w", err)
+	}
+	accounts := make([]Account, cfg.Students)
+	errs := make(chan error, cfg.Students)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, workers) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				rec := &recorder{}
+				s := &student{cfg: *cfg, n: i, http: client, rec: rec, unis: unis}
+				a := s.account()
+				if !s.signUp(ctx, a) {
+					msg := "failed"
+					if len(rec.events) > 0 {
+						msg = rec.events[len(rec.events)-1].Err
+					}
+					errs <- fmt.Errorf("creating student %d's account: %s", i, msg)
+					continue
+				}
+				accounts[i] = a
+			}
+		}()
+	}
+	for i := 0; i < cfg.Students && ctx.Err() == nil && len(errs) == 0; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return nil, err
+	}
+	return accounts, ctx.Err()
 }
 
 // Run drives cfg.Students students until each has acted for cfg.Duration (or ctx ends),

@@ -56,7 +56,13 @@ func (e *errStatus) Error() string {
 }
 
 func (s *student) live(ctx context.Context, until time.Time) {
-	if !s.signUp(ctx) {
+	a := s.account()
+	if s.n < len(s.cfg.Accounts) {
+		a = s.cfg.Accounts[s.n] // made by Prepare: a returning student only signs in
+	} else if !s.signUp(ctx, a) {
+		return
+	}
+	if !s.signIn(ctx, a) {
 		return
 	}
 	if s.cfg.Realtime {
@@ -205,11 +211,8 @@ type session struct {
 }
 
 // signUp registers the student as the sign-up page does (account with its profile, then
-// the spec's create_user_profile call, which returns that profile), then
-// signs in with the password as a returning student would, and reads the profile.
-func (s *student) signUp(ctx context.Context) bool {
-	email := fmt.Sprintf("load-%s-%d@casus.test", s.cfg.Tag, s.n)
-	password := fmt.Sprintf("Parola-load-%s-%d", s.cfg.Tag, s.n)
+// the spec's create_user_profile call, which returns that profile); false when it failed.
+func (s *student) signUp(ctx context.Context, a Account) bool {
 	username := fmt.Sprintf("load_%s_%d", s.cfg.Tag, s.n)
 	meta := map[string]string{"name": fmt.Sprintf("Student %d", s.n), "username": username}
 	if len(s.unis) > 0 {
@@ -222,7 +225,7 @@ func (s *student) signUp(ctx context.Context) bool {
 		ID string `json:"id"` // the user, when no session is returned (confirmation pending)
 	}
 	if err := s.call(ctx, "POST auth signup", "POST", "/auth/v1/signup?redirect_to="+url.QueryEscape(s.cfg.URL+"/login"),
-		map[string]any{"email": email, "password": password, "data": meta, "gotrue_meta_security": map[string]any{}}, nil, &su); err != nil {
+		map[string]any{"email": a.Email, "password": a.Password, "data": meta, "gotrue_meta_security": map[string]any{}}, nil, &su); err != nil {
 		return false
 	}
 	uid := su.User.ID
@@ -238,21 +241,27 @@ func (s *student) signUp(ctx context.Context) bool {
 		}
 	}
 	s.token = su.AccessToken
+	defer func() { s.token = "" }()
 	if len(s.unis) > 0 {
 		if s.token == "" {
 			s.token = s.cfg.AnonKey
 		}
 		if err := s.call(ctx, "POST rpc create_user_profile", "POST", "/rest/v1/rpc/create_user_profile", map[string]any{
-			"p_id": uid, "p_email": email, "p_name": meta["name"], "p_username": username,
+			"p_id": uid, "p_email": a.Email, "p_name": meta["name"], "p_username": username,
 			"p_university_code": s.unis[s.n%len(s.unis)], "p_university_category": nil, "p_university_name": nil,
 		}, nil, nil); err != nil {
 			return false
 		}
 	}
+	return true
+}
+
+// signIn signs in with the password as a returning student does, and reads the profile.
+func (s *student) signIn(ctx context.Context, a Account) bool {
 	s.token = ""
 	var in session
 	if err := s.call(ctx, "POST auth token (sign-in)", "POST", "/auth/v1/token?grant_type=password",
-		map[string]any{"email": email, "password": password, "gotrue_meta_security": map[string]any{}}, nil, &in); err != nil {
+		map[string]any{"email": a.Email, "password": a.Password, "gotrue_meta_security": map[string]any{}}, nil, &in); err != nil {
 		return false
 	}
 	s.token, s.uid = in.AccessToken, in.User.ID
@@ -262,6 +271,11 @@ func (s *student) signUp(ctx context.Context) bool {
 		s.fail("GET profile", time.Now(), "the profile just created is missing")
 	}
 	return true
+}
+
+// account is the student's e-mail and password, unique to the run's tag.
+func (s *student) account() Account {
+	return Account{Email: fmt.Sprintf("load-%s-%d@casus.test", s.cfg.Tag, s.n), Password: fmt.Sprintf("Parola-load-%s-%d", s.cfg.Tag, s.n)}
 }
 
 // tree loads the dashboard's three lists at once, like loadTree.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"casus/server/internal/aigw/prompts"
 )
@@ -18,7 +19,6 @@ var (
 	// points/max, optional comment after a dash), anchored at the start of its line.
 	criterionRe = regexp.MustCompile(`(?m)^[ \t*#>_-]*(1\.[1-6]|2\.1|2\.2\.[1-3])\.?(?:[ \t][^:\n]*)?:[ \t*_]*(\d{1,3})[ \t]*/[ \t]*(\d{1,3})\b[ \t*_]*(?:[–—:-][ \t]*(.*))?$`)
 	bandRe      = regexp.MustCompile(`(?m)^[ \t*#>_-]*Calificativ:.*$`)
-	sentenceEnd = regexp.MustCompile(`[.?!;\n]+`)
 )
 
 // criterionScore is one element of score_breakdown (see ARCHITECTURE.md).
@@ -128,44 +128,97 @@ const shingle = 8
 // any whole sentence of it of five words or more. Words compare case- and
 // diacritics-insensitively, so a quotation without diacritics is caught too.
 func redactReference(text string, reference ...string) string {
-	var refWords []string
-	for _, r := range reference {
-		for _, w := range words(r) {
-			refWords = append(refWords, w.norm)
+	return newRedactor(reference...).redact(text)
+}
+
+// redactor holds a reference's shingles and short sentences, built once per grade and
+// applied to the feedback and to every criterion's comment. Words are numbered by their
+// normalised form, so shingles are compared as arrays of numbers, not joined strings.
+type redactor struct {
+	ids       map[string]int32
+	grams     map[[shingle]int32]struct{}
+	sentences map[[shingle - 1]int32]struct{} // 5 to 7 words, the rest -1
+}
+
+func newRedactor(reference ...string) *redactor {
+	r := &redactor{ids: map[string]int32{}, grams: map[[shingle]int32]struct{}{}, sentences: map[[shingle - 1]int32]struct{}{}}
+	var buf []byte
+	id := func(w string) int32 {
+		buf = normWord(buf[:0], w)
+		n, ok := r.ids[string(buf)]
+		if !ok {
+			n = int32(len(r.ids))
+			r.ids[string(buf)] = n
 		}
-		refWords = append(refWords, "\x00") // no shingle spans two sources
+		return n
 	}
-	if len(refWords) == 0 {
-		return text
-	}
-	grams := map[string]bool{}
-	for i := 0; i+shingle <= len(refWords); i++ {
-		grams[strings.Join(refWords[i:i+shingle], " ")] = true
-	}
-	// Whole short sentences (fewer words than a shingle) of the reference.
-	sentences := map[string]bool{}
-	for _, r := range reference {
-		for _, s := range sentenceEnd.Split(r, -1) {
+	for _, ref := range reference {
+		// A shingle never spans two sources.
+		var seq []int32
+		for _, w := range words(ref) {
+			seq = append(seq, id(ref[w.start:w.end]))
+		}
+		for i := 0; i+shingle <= len(seq); i++ {
+			r.grams[[shingle]int32(seq[i:i+shingle])] = struct{}{}
+		}
+		// Whole short sentences (fewer words than a shingle).
+		for _, s := range strings.FieldsFunc(ref, isSentenceEnd) {
 			ws := words(s)
 			if len(ws) >= 5 && len(ws) < shingle {
-				sentences[joinNorm(ws)] = true
+				key := [shingle - 1]int32{-1, -1, -1, -1, -1, -1, -1}
+				for i, w := range ws {
+					key[i] = id(s[w.start:w.end])
+				}
+				r.sentences[key] = struct{}{}
 			}
 		}
+	}
+	return r
+}
+
+func isSentenceEnd(c rune) bool {
+	return c == '.' || c == '?' || c == '!' || c == ';' || c == '\n'
+}
+
+func (r *redactor) redact(text string) string {
+	if len(r.ids) == 0 {
+		return text
 	}
 	tw := words(text)
-	hit := make([]bool, len(tw))
-	for i := 0; i+shingle <= len(tw); i++ {
-		if grams[joinNorm(tw[i:i+shingle])] {
-			for j := i; j < i+shingle; j++ {
-				hit[j] = true
-			}
+	seq := make([]int32, len(tw)) // -1: not a word of the reference
+	var buf []byte
+	for i, w := range tw {
+		buf = normWord(buf[:0], text[w.start:w.end])
+		if n, ok := r.ids[string(buf)]; ok {
+			seq[i] = n
+		} else {
+			seq[i] = -1
 		}
 	}
-	for n := 5; n < shingle; n++ {
-		for i := 0; i+n <= len(tw); i++ {
-			if sentences[joinNorm(tw[i:i+n])] {
-				for j := i; j < i+n; j++ {
-					hit[j] = true
+	hit := make([]bool, len(tw))
+	mark := func(i, n int) {
+		for j := i; j < i+n; j++ {
+			hit[j] = true
+		}
+	}
+	for i := 0; i+shingle <= len(seq); i++ {
+		if !allKnown(seq[i : i+shingle]) {
+			continue
+		}
+		if _, ok := r.grams[[shingle]int32(seq[i:i+shingle])]; ok {
+			mark(i, shingle)
+		}
+	}
+	if len(r.sentences) > 0 {
+		for n := 5; n < shingle; n++ {
+			for i := 0; i+n <= len(seq); i++ {
+				if !allKnown(seq[i : i+n]) {
+					continue
+				}
+				key := [shingle - 1]int32{-1, -1, -1, -1, -1, -1, -1}
+				copy(key[:], seq[i:i+n])
+				if _, ok := r.sentences[key]; ok {
+					mark(i, n)
 				}
 			}
 		}
@@ -189,32 +242,59 @@ func redactReference(text string, reference ...string) string {
 	return b.String()
 }
 
-type word struct {
-	norm       string
-	start, end int
+func allKnown(seq []int32) bool {
+	for _, n := range seq {
+		if n < 0 {
+			return false
+		}
+	}
+	return true
 }
 
-var fold = strings.NewReplacer("ă", "a", "â", "a", "î", "i", "ș", "s", "ş", "s", "ț", "t", "ţ", "t")
+// word is the byte span of one word (letters and digits) of a text.
+type word struct{ start, end int }
 
 func words(s string) []word {
-	var out []word
+	out := make([]word, 0, len(s)/6)
 	start := -1
-	for i, r := range s + " " {
-		isWord := unicode.IsLetter(r) || unicode.IsDigit(r)
+	for i, r := range s {
+		isWord := r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') ||
+			r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))
 		if isWord && start < 0 {
 			start = i
 		} else if !isWord && start >= 0 {
-			out = append(out, word{fold.Replace(strings.ToLower(s[start:i])), start, i})
+			out = append(out, word{start, i})
 			start = -1
 		}
+	}
+	if start >= 0 {
+		out = append(out, word{start, len(s)})
 	}
 	return out
 }
 
-func joinNorm(ws []word) string {
-	parts := make([]string, len(ws))
-	for i, w := range ws {
-		parts[i] = w.norm
+// normWord appends w to buf lowered and with the Romanian diacritics folded
+// (ă â → a, î → i, ș ş → s, ț ţ → t).
+func normWord(buf []byte, w string) []byte {
+	for _, r := range w {
+		if r < utf8.RuneSelf {
+			if r >= 'A' && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+			buf = append(buf, byte(r))
+			continue
+		}
+		switch r = unicode.ToLower(r); r {
+		case 'ă', 'â':
+			r = 'a'
+		case 'î':
+			r = 'i'
+		case 'ș', 'ş':
+			r = 's'
+		case 'ț', 'ţ':
+			r = 't'
+		}
+		buf = utf8.AppendRune(buf, r)
 	}
-	return strings.Join(parts, " ")
+	return buf
 }

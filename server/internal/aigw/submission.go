@@ -251,9 +251,10 @@ func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Tim
 	}
 	feedback := withBand(reply, g.total)
 	if ref != nil {
-		feedback = redactReference(feedback, append([]string{ref.ModelAnswer}, ref.Steps...)...)
+		red := newRedactor(append([]string{ref.ModelAnswer}, ref.Steps...)...)
+		feedback = red.redact(feedback)
 		for i := range g.criteria {
-			g.criteria[i].Comment = redactReference(g.criteria[i].Comment, append([]string{ref.ModelAnswer}, ref.Steps...)...)
+			g.criteria[i].Comment = red.redact(g.criteria[i].Comment)
 		}
 	} else {
 		feedback += "\n\nNotă: acest caz nu are o soluție de referință; evaluarea s-a făcut numai după barem și textul articolelor."

@@ -102,6 +102,51 @@ func SendAsRole(ctx context.Context, conn *pgx.Conn, claims *authn.Claims, mode 
 	return err
 }
 
+// RoleQueue is one transaction of SendEachAsRole: the caller it runs as and the
+// statements queue adds.
+type RoleQueue struct {
+	Claims *authn.Claims
+	Queue  func(*pgx.Batch)
+}
+
+// SendEachAsRole runs several read-only transactions, each as its own caller, in one
+// network round trip: for each, BEGIN, the settings SendAsRole makes, its statements,
+// ROLLBACK. Realtime checks a burst of changes for many subscribers with it, so that a
+// burst costs one connection and one round trip instead of one of each per subscriber.
+// A failing statement fails the rest of the batch too (PostgreSQL skips everything up
+// to the batch's Sync): the caller must treat transactions whose results did not arrive
+// as not run.
+func SendEachAsRole(ctx context.Context, conn *pgx.Conn, info RequestInfo, items []RoleQueue) error {
+	b := &pgx.Batch{}
+	for _, it := range items {
+		setup, args, err := roleSetup(it.Claims, info, true)
+		if err != nil {
+			return err
+		}
+		b.Queue("begin")
+		b.Queue(setup, args...)
+		it.Queue(b)
+		b.Queue("rollback")
+	}
+	prepared := map[string]bool{}
+	for _, q := range b.QueuedQueries {
+		if prepared[q.SQL] {
+			continue
+		}
+		prepared[q.SQL] = true
+		if err := prepareBounded(ctx, conn, q.SQL); err != nil {
+			return err
+		}
+	}
+	err := conn.SendBatch(ctx, b).Close()
+	if err != nil && conn.PgConn().TxStatus() != 'I' {
+		if _, rerr := conn.Exec(context.WithoutCancel(ctx), "rollback"); rerr != nil {
+			conn.Close(context.WithoutCancel(ctx))
+		}
+	}
+	return err
+}
+
 // roleSetup returns the single statement (and its arguments) that switches role and sets
 // the request settings inside a transaction; with readOnly it also makes the transaction
 // read-only.

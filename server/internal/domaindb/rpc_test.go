@@ -330,21 +330,26 @@ func TestSubmitFeedback(t *testing.T) {
 	mustState(t, err, "23514")
 }
 
-// Past the 2,000-code probe window search_cases switches to the trigram index; both paths
-// must give exactly the ranking a brute-force query gives.
+// search_cases takes a title tier's matches from the first codes in order, from the
+// trigram index (few matches, or none) or, when they are many but not among the first
+// codes, from the next 2,000 codes in order and then the index; every path must give
+// exactly the ranking a brute-force query gives. "tarziu" is in 2,500 titles whose codes
+// (PEN…) all sort after the 3,000 CIV codes: that last path.
 func TestSearchCasesMatchesBruteForce(t *testing.T) {
 	f := newFixture(t)
 	f.owner(`insert into public.cases (case_code, title, domain)
 		select 'CIV' || i, (array['Răspunderea','Contractul','Uzucapiunea','Furtul'])[abs(hashint4(i)) % 4 + 1] ||
 		       case when i % 997 = 0 then ' rarisim' else '' end || ' nr ' || i, 'civil'
 		from generate_series(1, 3000) i`)
+	f.owner(`insert into public.cases (case_code, title, domain)
+		select 'PEN' || i, 'Penal târziu ' || i, 'penal' from generate_series(1, 2500) i`)
 	brute := `select c.case_code from public.cases c
 		where public.search_fold(c.case_code) like $1 || '%' or public.search_fold(c.case_code) like '%' || $1 || '%'
 		   or public.search_fold(c.title) like '%' || $1 || '%'
 		order by (public.search_fold(c.case_code) like $1 || '%') desc,
 		         (public.search_fold(c.case_code) like '%' || $1 || '%') desc, public.search_fold(c.case_code) collate "C"
 		limit $2`
-	for _, q := range []string{"rarisim", "raspunderea", "civ29", "v15", "nr 2999", "furtul nr 1", "999"} {
+	for _, q := range []string{"rarisim", "raspunderea", "civ29", "v15", "nr 2999", "furtul nr 1", "999", "tarziu", "fu", "zzzz", "iu 24"} {
 		for _, n := range []int{3, 10, 50} {
 			var want []string
 			err := f.as(f.a, func(tx pgx.Tx) error {

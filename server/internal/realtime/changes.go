@@ -211,16 +211,6 @@ func (f *changeFeed) readColumnPrivileges(ctx context.Context, tables map[string
 	return rows.Err()
 }
 
-// readsOnly reports whether role may SELECT every one of the columns.
-func readsOnly(ti *tableInfo, role string, cols []string) bool {
-	for _, c := range cols {
-		if !ti.mayRead(role, c) {
-			return false
-		}
-	}
-	return true
-}
-
 // mayRead reports whether role may SELECT the column.
 func (ti *tableInfo) mayRead(role, col string) bool {
 	return role == authn.RoleServiceRole || ti.readable[role][col]
@@ -523,17 +513,48 @@ func (f *changeFeed) deliver(changes []change) {
 		})
 	}
 	visible := make([]bool, len(checks))
+	// The checks of inserts and updates go in groups of visibilityBatch, each group one
+	// round trip on one connection (SendEachAsRole): under load a connection of the API
+	// pool is a long wait, and paying it per check made a burst's pushes fall behind by
+	// more and more. Deletes (a transaction each, see couldSeeDeleted) go alone.
+	var jobs [][]int
+	var group []int
+	for j, ch := range checks {
+		switch {
+		case ch.claims.Role == authn.RoleServiceRole:
+			visible[j] = true
+		case changes[ch.i].Type == "DELETE":
+			jobs = append(jobs, []int{j})
+		default:
+			if group = append(group, j); len(group) == visibilityBatch {
+				jobs, group = append(jobs, group), nil
+			}
+		}
+	}
+	if len(group) > 0 {
+		jobs = append(jobs, group)
+	}
 	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(f.visibilityChecks(), len(checks)) {
+	next := make(chan []int)
+	for range min(f.visibilityChecks(), len(jobs)) {
 		wg.Go(func() {
-			for j := range next {
-				visible[j] = f.canSee(checks[j].claims, checks[j].ti, changes[checks[j].i])
+			for job := range next {
+				if len(job) == 1 {
+					visible[job[0]] = f.canSee(checks[job[0]].claims, checks[job[0]].ti, changes[checks[job[0]].i])
+					continue
+				}
+				res := f.canSeeEach(len(job), func(k int) (*authn.Claims, *tableInfo, change) {
+					ch := checks[job[k]]
+					return ch.claims, ch.ti, changes[ch.i]
+				})
+				for k, j := range job {
+					visible[j] = res[k]
+				}
 			}
 		})
 	}
-	for j := range checks {
-		next <- j
+	for _, job := range jobs {
+		next <- job
 	}
 	close(next)
 	wg.Wait()
@@ -630,7 +651,7 @@ func (f *changeFeed) dispatch(c change, ti *tableInfo, channels []*channel, visi
 			}
 			// The role's column privileges come before any filter: a filter on a column it
 			// may not read never matches.
-			if !readsOnly(ti, role, sub.filter.columns()) {
+			if !sub.filter.readableBy(ti, role) {
 				continue
 			}
 			if !sub.filter.matches(row) {
@@ -731,20 +752,10 @@ func (f *changeFeed) canSee(claims *authn.Claims, ti *tableInfo, c change) bool 
 	if c.Type == "DELETE" {
 		return f.couldSeeDeleted(ctx, claims, ti, c)
 	}
-	if len(ti.PK) == 0 {
-		return false // without a key the row cannot be identified safely
+	q, qargs, identified := rowCheck(ti, c)
+	if !identified {
+		return false
 	}
-	conds := make([]string, len(ti.PK))
-	var qargs []any
-	for i, pk := range ti.PK {
-		v, ok := jsonText(c.Record[pk.Name])
-		if !ok {
-			return false
-		}
-		conds[i] = fmt.Sprintf("%s = $%d::text::%s", pgx.Identifier{pk.Name}.Sanitize(), i+1, pk.sqlType)
-		qargs = append(qargs, v)
-	}
-	q := "select exists(select 1 from " + pgx.Identifier{ti.Schema, ti.Name}.Sanitize() + " where " + strings.Join(conds, " and ") + ")"
 	conn, err := f.s.d.API.Acquire(ctx)
 	if err != nil {
 		return false
@@ -761,6 +772,79 @@ func (f *changeFeed) canSee(claims *authn.Claims, ti *tableInfo, c change) bool 
 		return false
 	}
 	return ok
+}
+
+// rowCheck is the statement that finds an inserted or updated row by its primary key
+// (visible or not as the caller's RLS decides); false when the row cannot be identified.
+func rowCheck(ti *tableInfo, c change) (string, []any, bool) {
+	if len(ti.PK) == 0 {
+		return "", nil, false // without a key the row cannot be identified safely
+	}
+	conds := make([]string, len(ti.PK))
+	var qargs []any
+	for i, pk := range ti.PK {
+		v, ok := jsonText(c.Record[pk.Name])
+		if !ok {
+			return "", nil, false
+		}
+		conds[i] = fmt.Sprintf("%s = $%d::text::%s", pgx.Identifier{pk.Name}.Sanitize(), i+1, pk.sqlType)
+		qargs = append(qargs, v)
+	}
+	return "select exists(select 1 from " + pgx.Identifier{ti.Schema, ti.Name}.Sanitize() + " where " + strings.Join(conds, " and ") + ")", qargs, true
+}
+
+// visibilityBatch is how many row checks share one round trip in canSeeEach.
+const visibilityBatch = 50
+
+// canSeeEach is canSee for n inserted or updated rows, each for its own subscriber, in
+// one round trip: each check is its own read-only transaction as its subscriber
+// (db.SendEachAsRole). Should the batch fail, the checks without an answer are made one
+// by one.
+func (f *changeFeed) canSeeEach(n int, get func(k int) (*authn.Claims, *tableInfo, change)) []bool {
+	seen := make([]bool, n)
+	answered := make([]bool, n)
+	var items []db.RoleQueue
+	var idx []int
+	for k := range n {
+		claims, ti, c := get(k)
+		q, qargs, ok := rowCheck(ti, c)
+		if !ok {
+			answered[k] = true
+			continue
+		}
+		items = append(items, db.RoleQueue{Claims: claims, Queue: func(b *pgx.Batch) {
+			b.Queue(q, qargs...).QueryRow(func(r pgx.Row) error {
+				if err := r.Scan(&seen[k]); err != nil {
+					return err
+				}
+				answered[k] = true
+				return nil
+			})
+		}})
+		idx = append(idx, k)
+	}
+	if len(items) > 0 {
+		ctx, cancel := context.WithTimeout(f.s.ctx, 5*time.Second)
+		err := func() error {
+			conn, err := f.s.d.API.Acquire(ctx)
+			if err != nil {
+				return err
+			}
+			defer conn.Release()
+			return db.SendEachAsRole(ctx, conn.Conn(), db.RequestInfo{Method: "GET", Path: "/realtime/v1"}, items)
+		}()
+		cancel()
+		if err != nil {
+			f.s.d.Log.Debug("realtime: visibility checks failed", "err", err)
+		}
+	}
+	for _, k := range idx {
+		if !answered[k] {
+			claims, ti, c := get(k)
+			seen[k] = f.canSee(claims, ti, c)
+		}
+	}
+	return seen
 }
 
 // couldSeeDeleted runs a table's deleteCheck as the subscriber. The check's text holds the

@@ -1,6 +1,7 @@
 package realtime
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -352,15 +353,17 @@ func likePattern(p string, fold bool) string {
 }
 
 // columns lists the columns the filter reads.
-func (f *changeFilter) columns() []string {
+// readableBy reports whether role may SELECT every column the filter names.
+func (f *changeFilter) readableBy(ti *tableInfo, role string) bool {
 	if f == nil {
-		return nil
+		return true
 	}
-	out := make([]string, len(f.conds))
-	for i, c := range f.conds {
-		out[i] = c.column
+	for i := range f.conds {
+		if !ti.mayRead(role, f.conds[i].column) {
+			return false
+		}
 	}
-	return out
+	return true
 }
 
 // matches evaluates every condition against a row of JSON values (to_jsonb of the row).
@@ -436,6 +439,10 @@ func (c *condition) holds(row map[string]json.RawMessage) bool {
 func sqlText(raw json.RawMessage) (string, bool) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", true
+	}
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+		// Without an escape the text between the quotes is the string: no decoding.
+		return string(raw[1 : n-1]), false
 	}
 	if raw[0] == '"' {
 		var s string

@@ -103,3 +103,26 @@ func TestFilterErrors(t *testing.T) {
 		}
 	}
 }
+
+// sqlText skips decoding a JSON string without escapes; with or without, the text is the
+// decoded string.
+func TestSQLTextDecodesStrings(t *testing.T) {
+	for _, tc := range []struct {
+		raw, want string
+		null      bool
+	}{
+		{`"abc"`, "abc", false},
+		{`"ăîșț – ok"`, "ăîșț – ok", false},
+		{`"a\"b\\c\u0041\n"`, "a\"b\\cA\n", false},
+		{`""`, "", false},
+		{`12.50`, "12.50", false},
+		{`true`, "true", false},
+		{`null`, "", true},
+		{``, "", true},
+	} {
+		got, null := sqlText(json.RawMessage(tc.raw))
+		if got != tc.want || null != tc.null {
+			t.Errorf("sqlText(%s) = %q, %v; want %q, %v", tc.raw, got, null, tc.want, tc.null)
+		}
+	}
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// cpuTimes is the CPU time (user + system) spent by the server, by the PostgreSQL
+// backends of its database and by this generator. On a machine shared with other work the
+// latencies stretch with its load, but the CPU time a request costs does not, so the
+// report divides these by the requests: a figure to compare runs and changes by.
+type cpuTimes struct {
+	server, self time.Duration
+	backends     map[int]time.Duration // by backend process id
+}
+
+func sampleCPU(ctx context.Context, serverPID int, database string) cpuTimes {
+	t := cpuTimes{server: procCPU(serverPID), self: selfCPU(), backends: map[int]time.Duration{}}
+	if database == "" {
+		return t
+	}
+	conn, err := pgx.Connect(ctx, adminURL())
+	if err != nil {
+		return t
+	}
+	defer conn.Close(ctx)
+	rows, _ := conn.Query(ctx, "select pid from pg_stat_activity where datname = $1", database)
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		return t
+	}
+	for _, pid := range pids {
+		t.backends[int(pid)] = procCPU(int(pid))
+	}
+	return t
+}
+
+// since is the CPU time spent from before to t; a backend absent before started since.
+func (t cpuTimes) since(before cpuTimes) (server, db, self time.Duration) {
+	for pid, d := range t.backends {
+		db += d - before.backends[pid]
+	}
+	return t.server - before.server, db, t.self - before.self
+}
+
+// procCPU reads utime + stime of a process from /proc (0 when it cannot).
+func procCPU(pid int) time.Duration {
+	if pid <= 0 {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	k, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+k) * time.Second / clockTicks
+}
+
+// clockTicks is USER_HZ, 100 on Linux on every architecture Go supports here.
+const clockTicks = 100
+
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
