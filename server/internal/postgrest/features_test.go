@@ -79,7 +79,7 @@ func TestRelatedOrderAndEmbedPresenceInLogic(t *testing.T) {
 	if got := strings.Join(codes(t, r), " "); got != "CIV1AAA PEN2BBB" {
 		t.Fatalf("nested logic with embed presence: %s", r.raw)
 	}
-	e.expectErr(e.do("GET", "cases?select=case_code,case_articles(id)&or=(case_articles.eq.1,case_code.eq.x)", a, nil), 400, "PGRST100")
+	e.expectErr(e.do("GET", "cases?select=case_code,case_articles(id)&or=(case_articles.eq.1,case_code.eq.x)", a, nil), 400, "PGRST120")
 	// Without the embed in select, the name is an unknown column.
 	e.expectErr(e.do("GET", "cases?select=case_code&or=(case_articles.not.is.null,case_code.eq.x)", a, nil), 400, "42703")
 }

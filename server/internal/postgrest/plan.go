@@ -188,7 +188,7 @@ func Plan(req ApiRequest, sc *Schema, cfg PlanConfig) (ActionPlan, error) {
 	if req.Target.Kind == TargetCall {
 		f := sc.Funcs[req.Target.Schema+"."+req.Target.Name]
 		if f == nil {
-			return nil, errNoFunctionWithoutParams(req.Target.Schema, req.Target.Name)
+			return nil, errNoFunction(req.Target.Schema, req.Target.Name, callArgNames(&req), req.Method == http.MethodPost, nil)
 		}
 		return planCall(&req, sc, f, cfg)
 	}
@@ -412,7 +412,7 @@ func (pl *planner) logic(n *readNode, l *Logic) (condition, error) {
 func (pl *planner) condition(n *readNode, f Filter) (condition, error) {
 	if j := n.joinNamed(f.Column, false); j != nil && n.Rel.Column(f.Column) == nil && len(f.JSON) == 0 {
 		if f.Op != "is" {
-			return condition{}, errEmbedFilter()
+			return condition{}, errEmbedFilter(f.Column)
 		}
 		not := f.Not
 		switch strings.ToLower(f.Value) {
@@ -420,7 +420,7 @@ func (pl *planner) condition(n *readNode, f Filter) (condition, error) {
 			not = !not
 		case "not_null":
 		default:
-			return condition{}, errEmbedFilter()
+			return condition{}, errEmbedFilter(f.Column)
 		}
 		return condition{Presence: j, Not: not}, nil
 	}
@@ -611,18 +611,10 @@ func findRelationship(s *Schema, parent *Relation, e *Embed) (*relationship, err
 		}
 	}
 	if len(cands) == 0 {
-		return nil, errNoRelationship(parent.Name, e.Relation)
+		return nil, errNoRelationship(parent.Name, e.Relation, e.Hint, parent.Schema)
 	}
 	if len(cands) > 1 {
-		var names []string
-		for _, c := range cands {
-			if c.fk != nil {
-				names = append(names, c.fk.Name)
-			} else {
-				names = append(names, c.junction.Name)
-			}
-		}
-		return nil, errAmbiguousRelationship(parent.Name, e.Relation, names)
+		return nil, errAmbiguousRelationship(parent, e.Relation, cands)
 	}
 	return cands[0], nil
 }
@@ -638,12 +630,12 @@ func payload(req *ApiRequest, rel *Relation) (string, []string, error) {
 	var rows []map[string]json.RawMessage
 	if trimmed[0] == '[' {
 		if err := json.Unmarshal(trimmed, &rows); err != nil {
-			return "", nil, errInvalidJSON(err)
+			return "", nil, errInvalidJSON()
 		}
 	} else {
 		var one map[string]json.RawMessage
 		if err := json.Unmarshal(trimmed, &one); err != nil {
-			return "", nil, errInvalidJSON(err)
+			return "", nil, errInvalidJSON()
 		}
 		rows = []map[string]json.RawMessage{one}
 	}
@@ -820,7 +812,7 @@ func planCall(req *ApiRequest, sc *Schema, f *Func, cfg PlanConfig) (*CallPlan, 
 		rawBody = bytes.TrimSpace(req.Payload)
 		if !f.SingleJSON && len(rawBody) > 0 {
 			if err := json.Unmarshal(rawBody, &args); err != nil {
-				return nil, errInvalidJSON(err)
+				return nil, errInvalidJSON()
 			}
 		}
 		p.ReadOnly = !f.Volatile
@@ -833,7 +825,7 @@ func planCall(req *ApiRequest, sc *Schema, f *Func, cfg PlanConfig) (*CallPlan, 
 			args[k] = j
 		}
 	default:
-		return nil, errRPCMethod()
+		return nil, errRPCMethod(req.Method)
 	}
 	if f.SingleJSON {
 		if len(rawBody) == 0 {
@@ -848,7 +840,7 @@ func planCall(req *ApiRequest, sc *Schema, f *Func, cfg PlanConfig) (*CallPlan, 
 			v, ok := args[a.Name]
 			if !ok {
 				if !a.HasDefault {
-					return nil, noFunc(f, args)
+					return nil, noFunc(req, f, args)
 				}
 				continue
 			}
@@ -871,7 +863,7 @@ func planCall(req *ApiRequest, sc *Schema, f *Func, cfg PlanConfig) (*CallPlan, 
 		}
 		for k := range args {
 			if !known[k] {
-				return nil, noFunc(f, args)
+				return nil, noFunc(req, f, args)
 			}
 		}
 	}
@@ -887,11 +879,30 @@ func planCall(req *ApiRequest, sc *Schema, f *Func, cfg PlanConfig) (*CallPlan, 
 	return p, nil
 }
 
-func noFunc(f *Func, args map[string]json.RawMessage) error {
+func noFunc(req *ApiRequest, f *Func, args map[string]json.RawMessage) error {
 	var names []string
 	for k := range args {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	return errNoFunction(f.Schema, f.Name, names)
+	return errNoFunction(f.Schema, f.Name, names, req.Method == http.MethodPost, f)
+}
+
+// callArgNames are the argument names a call gave (the keys of a JSON object body, or
+// the query string's arguments), sorted, for the error naming a missing function.
+func callArgNames(req *ApiRequest) []string {
+	var names []string
+	if req.Method == http.MethodPost {
+		var obj map[string]json.RawMessage
+		_ = json.Unmarshal(req.Payload, &obj)
+		for k := range obj {
+			names = append(names, k)
+		}
+	} else {
+		for k := range req.Query.Args {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	return names
 }
