@@ -109,9 +109,20 @@ func (w *sqlWriter) arg(v any) string {
 	return fmt.Sprintf("$%d", len(w.args))
 }
 
-// listBody is the select expression that builds the JSON array body from the rows of _r.
+// listBody is the select expression that builds the JSON body from the rows of _r: an
+// array, or for a single object (Accept: application/vnd.pgrst.object+json) the first
+// row as an object, built by PostgreSQL (respond refuses it unless there is one row).
 func listBody(m Media) string {
-	if m.Strip {
+	return body(m, m.Single)
+}
+
+func body(m Media, object bool) string {
+	switch {
+	case object && m.Strip:
+		return "json_strip_nulls(coalesce(json_agg(_r)->0, 'null'))::text"
+	case object:
+		return "coalesce(json_agg(_r)->0, 'null')::text"
+	case m.Strip:
 		return "json_strip_nulls(coalesce(json_agg(_r), '[]'))::text"
 	}
 	return "coalesce(json_agg(_r), '[]')::text"
@@ -598,7 +609,9 @@ func (w *sqlWriter) call(p *CallPlan) string {
 		if where != "" {
 			where = " where " + where
 		}
-		return "select " + listBody(p.Req.Media) + ", count(_r)::int, null::bigint from (select " + strings.Join(list, ", ") +
+		// A function returning one row (not a set) answers that row as an object.
+		object := p.Req.Media.Single || !f.ReturnsSet
+		return "select " + body(p.Req.Media, object) + ", count(_r)::int, null::bigint from (select " + strings.Join(list, ", ") +
 			" from " + fn + " _t0" + where + w.groupBy(n) + w.orderBy(n) + limitOffset(n, p.MaxRows) + ") _r"
 	case p.Req.Media.Strip:
 		return "select json_strip_nulls(coalesce(to_json(" + fn + "), 'null'))::text, 1, null::bigint"
