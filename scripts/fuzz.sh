@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Short fuzz runs (part of `make test`): the data API's query parser and SQL builder,
+# Short fuzz runs (part of `make test`): the data API's Parse, Plan and Statement for every plan kind,
 # the realtime frame codec, and the JSON string escaper against encoding/json.
 # Budgets are execution counts (about 10 s each here), not durations: with a duration, Go 1.26's
 # fuzz coordinator can report a bare "context deadline exceeded" at the deadline without any
@@ -9,6 +9,6 @@ cd "$(dirname "$0")/.."
 fuzz() { # package target default-budget
   go test "$1" -run '^$' -fuzz "^$2\$" -fuzztime "${FUZZTIME:-$3}"
 }
-fuzz ./server/internal/postgrest/ FuzzQueryToSQL 40000x
+fuzz ./server/internal/postgrest/ FuzzStatement 40000x
 fuzz ./server/internal/realtime/phoenix/ FuzzDecode 300000x
 fuzz ./server/internal/jsonx/ FuzzAppendString 150000x

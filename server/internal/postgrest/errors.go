@@ -3,8 +3,10 @@ package postgrest
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -34,12 +36,254 @@ func (e *Error) Render(w http.ResponseWriter, _ *http.Request) {
 	httpx.WriteJSON(w, e.Status, map[string]any{"code": e.Code, "message": e.Message, "details": e.Details, "hint": e.Hint})
 }
 
-func apiErr(status int, code, msg, details string) *Error {
-	e := &Error{Status: status, Code: code, Message: msg}
-	if details != "" {
+// errDef is one entry of the catalogue: a code, its status and its message (a format
+// filled with the request's names), and where the text comes from.
+type errDef struct {
+	Code    string
+	Status  int
+	Message string
+	Origin  errOrigin
+}
+
+type errOrigin int
+
+const (
+	// fromPostgREST: the message is PostgREST's, word for word (src/library/PostgREST/Error.hs).
+	fromPostgREST errOrigin = iota
+	// fromPostgRESTv12: PostgREST v12's text for an error later versions dropped (PGRST119).
+	fromPostgRESTv12
+	// fromSupabase: the API gateway's answer in front of PostgREST on Supabase.
+	fromSupabase
+	// fromCasus: no PostgREST text exists (its parser's messages come from a parser
+	// generator; the size limits are Casus's own); the code is the one PostgREST uses.
+	fromCasus
+)
+
+// The catalogue: every error this API answers by itself is built from one of these
+// (errors of the database pass through fromPG with PostgreSQL's own code and text).
+var (
+	defQueryParam         = errDef{"PGRST100", 400, "%s", fromCasus}
+	defRPCMethod          = errDef{"PGRST101", 405, "Cannot use the %s method on RPC", fromPostgREST}
+	defInvalidJSON        = errDef{"PGRST102", 400, "Empty or invalid json", fromPostgREST}
+	defKeysMismatch       = errDef{"PGRST102", 400, "All object keys must match", fromPostgREST}
+	defBodyTooLarge       = errDef{"PGRST102", 413, "Request body too large", fromCasus}
+	defBodyUnreadable     = errDef{"PGRST102", 400, "Could not read the request body", fromCasus}
+	defInvalidNumber      = errDef{"PGRST102", 400, "\"%s\" is not a valid %s", fromCasus}
+	defInvalidRange       = errDef{"PGRST103", 416, "Requested range not satisfiable", fromPostgREST}
+	defInvalidFilters     = errDef{"PGRST105", 405, "Filters must include all and only primary key columns with 'eq' operators", fromPostgREST}
+	defUnacceptableSchema = errDef{"PGRST106", 406, "Invalid schema: %s", fromPostgREST}
+	defMediaType          = errDef{"PGRST107", 406, "None of these media types are available: %s", fromPostgREST}
+	defNotEmbedded        = errDef{"PGRST108", 400, "'%s' is not an embedded resource in this request", fromPostgREST}
+	defPutLimit           = errDef{"PGRST114", 400, "limit/offset querystring parameters are not allowed for PUT", fromPostgREST}
+	defPutMatchingPK      = errDef{"PGRST115", 400, "Payload values do not match URL in primary key column(s)", fromPostgREST}
+	defSingularity        = errDef{"PGRST116", 406, "Cannot coerce the result to a single JSON object", fromPostgREST}
+	defUnsupportedMethod  = errDef{"PGRST117", 405, "Unsupported HTTP method: %s", fromPostgREST}
+	defRelatedOrder       = errDef{"PGRST118", 400, "A related order on '%s' is not possible", fromPostgREST}
+	defSpreadNotToOne     = errDef{"PGRST119", 400, "A spread operation on '%s' is not possible", fromPostgRESTv12}
+	defUnacceptableFilter = errDef{"PGRST120", 400, "Bad operator on the '%s' embedded resource", fromPostgREST}
+	defRaiseParse         = errDef{"PGRST121", 500, "Could not parse JSON in the \"RAISE SQLSTATE 'PGRST'\" error", fromPostgREST}
+	defInvalidPreferences = errDef{"PGRST122", 400, "Invalid preferences given with handling=strict", fromPostgREST}
+	defMaxAffected        = errDef{"PGRST124", 400, "Query result exceeds max-affected preference constraint", fromPostgREST}
+	defNoRelationship     = errDef{"PGRST200", 400, "Could not find a relationship between '%s' and '%s' in the schema cache", fromPostgREST}
+	defAmbiguousRel       = errDef{"PGRST201", 300, "Could not embed because more than one relationship was found for '%s' and '%s'", fromPostgREST}
+	defNoFunction         = errDef{"PGRST202", 404, "Could not find the function %s.%s%s in the schema cache", fromPostgREST}
+	defNoColumn           = errDef{"PGRST204", 400, "Could not find the '%s' column of '%s' in the schema cache", fromPostgREST}
+	defNoTable            = errDef{"PGRST205", 404, "Could not find the table '%s.%s' in the schema cache", fromPostgREST}
+	defBadCrypto          = errDef{"PGRST301", 401, "JWT cryptographic operation failed", fromPostgREST}
+	defJWTExpired         = errDef{"PGRST303", 401, "JWT expired", fromPostgREST}
+	defNoAPIKey           = errDef{"PGRST301", 401, "No API key found in request", fromSupabase}
+	defInvalidAPIKey      = errDef{"PGRST301", 401, "Invalid API key", fromSupabase}
+	defRoleNotAllowed     = errDef{"PGRST301", 401, "%s", fromCasus}
+	defUnavailable        = errDef{"PGRST001", 503, "Database client error. Retrying the connection.", fromPostgREST}
+)
+
+// catalogue lists the entries, for the test that checks them against PostgREST's texts.
+var catalogue = []errDef{defQueryParam, defRPCMethod, defInvalidJSON, defKeysMismatch, defBodyTooLarge,
+	defBodyUnreadable, defInvalidNumber, defInvalidRange, defInvalidFilters, defUnacceptableSchema, defMediaType,
+	defNotEmbedded, defPutLimit, defPutMatchingPK, defSingularity, defUnsupportedMethod, defRelatedOrder,
+	defSpreadNotToOne, defUnacceptableFilter, defRaiseParse, defInvalidPreferences, defMaxAffected,
+	defNoRelationship, defAmbiguousRel, defNoFunction, defNoColumn, defNoTable, defBadCrypto, defJWTExpired,
+	defNoAPIKey, defInvalidAPIKey, defRoleNotAllowed, defUnavailable}
+
+// new builds the error; details and hint are "" (or nil) for none.
+func (d errDef) new(details, hint any, args ...any) *Error {
+	e := &Error{Status: d.Status, Code: d.Code, Message: d.Message}
+	if len(args) > 0 {
+		e.Message = fmt.Sprintf(d.Message, args...)
+	}
+	if s, ok := details.(string); !ok || s != "" {
 		e.Details = details
 	}
+	if s, ok := hint.(string); !ok || s != "" {
+		e.Hint = hint
+	}
 	return e
+}
+
+// The constructors, one per situation.
+
+func errQueryParam(msg, details string) *Error { return defQueryParam.new(details, "", msg) }
+func errFilterParse(what, details string) *Error {
+	return errQueryParam(fmt.Sprintf("failed to parse filter (%s)", what), details)
+}
+func errUnknownOperator(op string) *Error { return errQueryParam("unknown operator "+op, "") }
+func errEmbedFilter(embed string) *Error {
+	return defUnacceptableFilter.new("Only is null or not is null filters are allowed on embedded resources", "", embed)
+}
+func errSpreadPlainColumns() *Error {
+	return errQueryParam("spread embeds support plain columns only", "")
+}
+
+// errVolatileGet: GET calls only stable and immutable functions (PostgREST would run a
+// volatile one read-only and let it fail when it writes; Casus refuses it up front).
+func errVolatileGet() *Error {
+	return defRPCMethod.new("The function is volatile: call it with POST", "", "GET")
+}
+func errRPCMethod(method string) *Error { return defRPCMethod.new("", "", method) }
+func errInvalidJSON() *Error            { return defInvalidJSON.new("", "") }
+func errKeysMismatch() *Error           { return defKeysMismatch.new("", "") }
+func errBodyTooLarge() *Error           { return defBodyTooLarge.new("", "") }
+func errBodyUnreadable() *Error         { return defBodyUnreadable.new("", "") }
+func errInvalidNumber(val, what string) *Error {
+	return defInvalidNumber.new("", "", val, what)
+}
+func errRangeNotSatisfiable(offset int, total int64) *Error {
+	e := defInvalidRange.new(fmt.Sprintf("An offset of %d was requested, but there are only %d rows.", offset, total), "")
+	e.Headers = map[string]string{"Content-Range": fmt.Sprintf("*/%d", total)}
+	return e
+}
+func errPutFilters() *Error { return defInvalidFilters.new("", "") }
+func errUnacceptableSchema(schema string, schemas []string) *Error {
+	return defUnacceptableSchema.new("", "Only the following schemas are exposed: "+strings.Join(schemas, ", "), schema)
+}
+
+// errNotAcceptable lists the media types Accept asked for, as PostgREST does.
+func errNotAcceptable(accept string) *Error {
+	var types []string
+	for _, part := range strings.Split(accept, ",") {
+		if mt, _, _ := strings.Cut(part, ";"); strings.TrimSpace(mt) != "" {
+			types = append(types, strings.TrimSpace(mt))
+		}
+	}
+	return defMediaType.new("", "", strings.Join(types, ", "))
+}
+func errNotEmbedded(name string) *Error {
+	return defNotEmbedded.new("", fmt.Sprintf("Verify that '%s' is included in the 'select' query parameter.", name), name)
+}
+func errPutLimit() *Error    { return defPutLimit.new("", "") }
+func errPutMismatch() *Error { return defPutMatchingPK.new("", "") }
+func errSingular(n int) *Error {
+	return defSingularity.new(fmt.Sprintf("The result contains %d rows", n), "")
+}
+func errUnsupportedMethod(m string) *Error { return defUnsupportedMethod.new("", "", m) }
+func errRelatedOrderNotToOne(name, origin, target string) *Error {
+	return defRelatedOrder.new(fmt.Sprintf("'%s' and '%s' do not form a many-to-one or one-to-one relationship", origin, target), "", name)
+}
+func errSpreadNotToOne(name, parent string) *Error {
+	return defSpreadNotToOne.new(fmt.Sprintf("'%s' and '%s' do not form a many-to-one or one-to-one relationship", parent, name), "", name)
+}
+func errRaiseParse(details, hint string) *Error { return defRaiseParse.new(details, hint) }
+func errInvalidPreferences(invalid []string) *Error {
+	return defInvalidPreferences.new("Invalid preferences: "+strings.Join(invalid, ", "), "")
+}
+func errMaxAffected(n int) *Error {
+	return defMaxAffected.new(fmt.Sprintf("The query affects %d rows", n), "")
+}
+func errNoRelationship(parent, child, hint, schema string) *Error {
+	using := ""
+	if hint != "" {
+		using = "' using the hint '" + hint
+	}
+	return defNoRelationship.new(fmt.Sprintf("Searched for a foreign key relationship between '%s' and '%s%s' in the schema '%s', but no matches were found.", parent, child, using, schema), nil, parent, child)
+}
+
+// errAmbiguousRelationship lists each candidate as PostgREST does: cardinality, the
+// tables it embeds and the constraint (or junction) it uses.
+func errAmbiguousRelationship(parent *Relation, child string, cands []*relationship) *Error {
+	det := make([]map[string]string, len(cands))
+	hints := make([]string, len(cands))
+	cols := func(r *Relation, c []string) string { return r.Name + "(" + strings.Join(c, ", ") + ")" }
+	for i, c := range cands {
+		d := map[string]string{"embedding": parent.Name + " with " + c.target.Name}
+		switch {
+		case c.junction != nil:
+			d["cardinality"] = "many-to-many"
+			d["relationship"] = c.junction.Name + " using " + c.jParent.Name + "(" + strings.Join(c.jParent.FromCols, ", ") + ") and " + c.jTarget.Name + "(" + strings.Join(c.jTarget.FromCols, ", ") + ")"
+			hints[i] = "'" + c.target.Name + "!" + c.junction.Name + "'"
+		case c.toOne:
+			d["cardinality"] = "many-to-one"
+			d["relationship"] = c.fk.Name + " using " + cols(parent, c.fk.FromCols) + " and " + cols(c.target, c.fk.ToCols)
+			hints[i] = "'" + c.target.Name + "!" + c.fk.Name + "'"
+		default:
+			d["cardinality"] = "one-to-many"
+			if c.oneToOne {
+				d["cardinality"] = "one-to-one"
+			}
+			d["relationship"] = c.fk.Name + " using " + cols(parent, c.fk.ToCols) + " and " + cols(c.target, c.fk.FromCols)
+			hints[i] = "'" + c.target.Name + "!" + c.fk.Name + "'"
+		}
+		det[i] = d
+	}
+	return defAmbiguousRel.new(det, "Try changing '"+child+"' to one of the following: "+strings.Join(hints, ", ")+". Find the desired relationship in the 'details' key.", parent.Name, child)
+}
+
+// errNoFunction: no function schema.name takes the argument names given (post: the
+// arguments came in a JSON body, which could also have been one json/jsonb parameter).
+// known is the function of that name when there is one, for the hint.
+func errNoFunction(schema, name string, args []string, post bool, known *Func) *Error {
+	fn := schema + "." + name
+	params, searched := " without parameters", " without parameters"
+	if len(args) > 0 {
+		params = "(" + strings.Join(args, ", ") + ")"
+		searched = " with parameter "
+		if len(args) > 1 {
+			searched = " with parameters "
+		}
+		searched += strings.Join(args, ", ")
+	}
+	if post {
+		searched += " or with a single unnamed json/jsonb parameter"
+	}
+	var hint any
+	if known != nil {
+		names := make([]string, 0, len(known.Args))
+		for _, a := range known.Args {
+			names = append(names, a.Name)
+		}
+		sort.Strings(names)
+		hint = "Perhaps you meant to call the function " + fn + "(" + strings.Join(names, ", ") + ")"
+	}
+	return defNoFunction.new("Searched for the function "+fn+searched+", but no matches were found in the schema cache.", hint, schema, name, params)
+}
+func errNoPayloadColumn(col, rel string) *Error { return defNoColumn.new("", "", col, rel) }
+func errNoTable(schema, name string) *Error     { return defNoTable.new("", "", schema, name) }
+
+// The 401s carry WWW-Authenticate as PostgREST sends it.
+func errNoAPIKey() *Error {
+	return defNoAPIKey.new("", "No `apikey` request header or url param was found.")
+}
+func errInvalidAPIKey() *Error { return defInvalidAPIKey.new("", "") }
+func errInvalidJWT() *Error    { return invalidToken(defBadCrypto.new("", "")) }
+func errJWTExpired() *Error    { return invalidToken(defJWTExpired.new("", "")) }
+func errRoleNotAllowed(msg string) *Error {
+	return defRoleNotAllowed.new("", "", msg)
+}
+
+func invalidToken(e *Error) *Error {
+	e.Headers = map[string]string{"WWW-Authenticate": `Bearer error="invalid_token", error_description=` + strconv.Quote(e.Message)}
+	return e
+}
+
+// errInternal answers an error of the database's internals without its text (which is
+// logged): PostgreSQL's code, PostgREST's status for it.
+func errInternal(code string, authenticated bool) *Error {
+	return &Error{Status: pgStatus(code, authenticated), Code: code, Message: "Internal database error"}
+}
+
+// errUndefinedColumn is PostgreSQL's own error for a column a filter or select names
+// that the relation lacks (PostgREST lets the database report it).
+func errUndefinedColumn(rel, col string) *Error {
+	return &Error{Status: 400, Code: "42703", Message: fmt.Sprintf("column %s.%s does not exist", rel, col)}
 }
 
 // fromPG maps a database error to PostgREST's status table (one place, by SQLSTATE).
@@ -148,7 +392,7 @@ func raisedError(pg *pgconn.PgError) error {
 	const msgHint = "MESSAGE must be a JSON object with obligatory keys: 'code', 'message' and optional keys: 'details', 'hint'."
 	const detHint = "DETAIL must be a JSON object with obligatory keys: 'status', 'headers' and optional key: 'status_text'."
 	bad := func(details, hint string) error {
-		return &Error{Status: http.StatusInternalServerError, Code: "PGRST121", Message: "Could not parse JSON in the RAISE SQLSTATE 'PGRST' error", Details: details, Hint: hint}
+		return errRaiseParse(details, hint)
 	}
 	var msg struct {
 		Code    *string `json:"code"`

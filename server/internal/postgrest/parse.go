@@ -116,7 +116,7 @@ func parseQuery(v url.Values, rpc bool) (*Query, error) {
 			case "limit", "offset":
 				n, err := strconv.Atoi(val)
 				if err != nil || n < 0 {
-					return nil, apiErr(400, "PGRST102", fmt.Sprintf("\"%s\" is not a valid %s", val, last), "")
+					return nil, errInvalidNumber(val, last)
 				}
 				if last == "limit" {
 					q.Limit[path] = n
@@ -184,14 +184,14 @@ func parseFilter(colExpr, val string) (Filter, error) {
 	}
 	op, rest, ok := strings.Cut(val, ".")
 	if !ok {
-		return f, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse filter (%s)", val), "")
+		return f, errQueryParam(fmt.Sprintf("failed to parse filter (%s)", val), "")
 	}
 	if i := strings.IndexByte(op, '('); i > 0 && strings.HasSuffix(op, ")") {
 		f.Arg = op[i+1 : len(op)-1]
 		op = op[:i]
 	}
 	if !ops[op] {
-		return f, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse filter (%s.%s)", op, rest), "unknown operator "+op)
+		return f, errQueryParam(fmt.Sprintf("failed to parse filter (%s.%s)", op, rest), "unknown operator "+op)
 	}
 	f.Op, f.Value = op, rest
 	return f, nil
@@ -202,7 +202,7 @@ func parseLogic(name, val string) (*Logic, error) {
 	l := &Logic{Op: strings.TrimPrefix(name, "not.")}
 	l.Not = strings.HasPrefix(name, "not.")
 	if !strings.HasPrefix(val, "(") || !strings.HasSuffix(val, ")") {
-		return nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse logic tree (%s)", val), "expecting \"(\"")
+		return nil, errQueryParam(fmt.Sprintf("failed to parse logic tree (%s)", val), "expecting \"(\"")
 	}
 	for _, part := range splitTop(val[1:len(val)-1], ',') {
 		part = strings.TrimSpace(part)
@@ -228,7 +228,7 @@ func parseLogic(name, val string) (*Logic, error) {
 		// presence (the builder tells columns and embeds apart).
 		col, rest, ok := strings.Cut(part, ".")
 		if !ok {
-			return nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse logic tree (%s)", val), "")
+			return nil, errQueryParam(fmt.Sprintf("failed to parse logic tree (%s)", val), "")
 		}
 		f, err := parseFilter(col, rest)
 		if err != nil {
@@ -248,12 +248,12 @@ func parseOrder(val string) ([]OrderTerm, error) {
 			// relation(column[->path]) followed by the modifiers.
 			end := strings.IndexByte(part, ')')
 			if end < open || open == 0 || !validIdent(part[:open]) {
-				return nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse order (%s)", val), "")
+				return nil, errQueryParam(fmt.Sprintf("failed to parse order (%s)", val), "")
 			}
 			t.Relation = part[:open]
 			head, mods = part[open+1:end], part[end+1:]
 			if mods != "" && !strings.HasPrefix(mods, ".") {
-				return nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse order (%s)", val), "")
+				return nil, errQueryParam(fmt.Sprintf("failed to parse order (%s)", val), "")
 			}
 		} else if i := strings.IndexByte(part, '.'); i >= 0 {
 			head, mods = part[:i], part[i:]
@@ -279,7 +279,7 @@ func parseOrder(val string) ([]OrderTerm, error) {
 				b := false
 				t.NullsFirst = &b
 			default:
-				return nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse order (%s)", val), "unexpected \""+s+"\"")
+				return nil, errQueryParam(fmt.Sprintf("failed to parse order (%s)", val), "unexpected \""+s+"\"")
 			}
 		}
 		out = append(out, t)
@@ -293,7 +293,7 @@ func parseColumnExpr(s string) (string, []jsonStep, error) {
 	i := strings.Index(s, "->")
 	if i < 0 {
 		if !validIdent(s) {
-			return "", nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse column (%s)", s), "")
+			return "", nil, errQueryParam(fmt.Sprintf("failed to parse column (%s)", s), "")
 		}
 		return s, nil, nil
 	}
@@ -305,7 +305,7 @@ func parseColumnExpr(s string) (string, []jsonStep, error) {
 		if strings.HasPrefix(rest, "->>") {
 			op = "->>"
 		} else if !strings.HasPrefix(rest, "->") {
-			return "", nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse json path (%s)", s), "")
+			return "", nil, errQueryParam(fmt.Sprintf("failed to parse json path (%s)", s), "")
 		}
 		rest = rest[len(op):]
 		j := strings.Index(rest, "->")
@@ -316,12 +316,12 @@ func parseColumnExpr(s string) (string, []jsonStep, error) {
 			rest = ""
 		}
 		if key == "" {
-			return "", nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse json path (%s)", s), "")
+			return "", nil, errQueryParam(fmt.Sprintf("failed to parse json path (%s)", s), "")
 		}
 		steps = append(steps, jsonStep{Op: op, Key: key})
 	}
 	if !validIdent(col) {
-		return "", nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse column (%s)", s), "")
+		return "", nil, errQueryParam(fmt.Sprintf("failed to parse column (%s)", s), "")
 	}
 	return col, steps, nil
 }
@@ -359,7 +359,7 @@ func parseSelect(s string) ([]SelectItem, error) {
 
 func parseSelectItem(s string) (SelectItem, error) {
 	bad := func() (SelectItem, error) {
-		return SelectItem{}, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse select parameter (%s)", s), "")
+		return SelectItem{}, errQueryParam(fmt.Sprintf("failed to parse select parameter (%s)", s), "")
 	}
 	if s == "*" {
 		return SelectItem{Star: true}, nil
@@ -469,7 +469,7 @@ func parseAggregate(s string) (SelectItem, bool, error) {
 		return it, false, nil
 	}
 	if fn != "count" && it.Column == "" {
-		return it, true, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse select parameter (%s)", s), fn+"() needs a column, e.g. col."+fn+"()")
+		return it, true, errQueryParam(fmt.Sprintf("failed to parse select parameter (%s)", s), fn+"() needs a column, e.g. col."+fn+"()")
 	}
 	it.Agg = fn
 	return it, true, nil
