@@ -36,9 +36,10 @@ func (b *builder) aliasNames(root string) *aliasNames {
 
 // embedRef is an embed as the parent sees it: the target read through alias under cond.
 type embedRef struct {
-	rel   *relationship
-	alias string
-	cond  string
+	rel    *relationship
+	parent string // the parent's alias
+	alias  string
+	cond   string
 }
 
 type grouping struct {
@@ -92,6 +93,15 @@ func (b *builder) nextAlias(prefix string) string {
 }
 
 func relName(r *Relation) string { return qi(r.Schema) + "." + qi(r.Name) }
+
+// source is what an embed reads from: the target relation, or a computed relationship's
+// function called on the parent's row (alias p).
+func source(rel *relationship, p string) string {
+	if rel.computed != nil {
+		return qi(rel.computed.Schema) + "." + qi(rel.computed.Name) + "(" + p + ")"
+	}
+	return relName(rel.target)
+}
 
 func unknownColumn(r *Relation, col string) *Error {
 	return &Error{Status: 400, Code: "42703", Message: fmt.Sprintf("column %s.%s does not exist", r.Name, col)}
@@ -193,6 +203,8 @@ type relationship struct {
 	// oneToOne: the target's FK to the parent is also its primary key, so at most one
 	// target row matches; embedded as an object although joined like a to-many.
 	oneToOne bool
+	// computed: a computed relationship, read from its function called on the parent row.
+	computed *ComputedRel
 }
 
 // single reports whether the embed yields at most one row (an object, not an array).
@@ -216,74 +228,7 @@ func sameCols(a, b []string) bool {
 }
 
 func (b *builder) findRelationship(parent *Relation, e *Embed) (*relationship, error) {
-	target := b.s.Relations[parent.Schema+"."+e.Relation]
-	var cands []*relationship
-	matches := func(fk *FK) bool {
-		if e.Hint == "" {
-			return true
-		}
-		if fk.Name == e.Hint {
-			return true
-		}
-		for _, c := range append(append([]string{}, fk.FromCols...), fk.ToCols...) {
-			if c == e.Hint {
-				return true
-			}
-		}
-		return fk.From.Name == e.Hint || fk.To.Name == e.Hint
-	}
-	if target == nil {
-		// The embed may name an FK column or constraint: cases!fk or "case_id(...)".
-		for _, fk := range parent.FKs {
-			if len(fk.FromCols) == 1 && (fk.FromCols[0] == e.Relation || fk.Name == e.Relation) {
-				cands = append(cands, &relationship{target: fk.To, toOne: true, fk: fk})
-			}
-		}
-	} else {
-		for _, fk := range parent.FKs {
-			if fk.To == target && matches(fk) {
-				cands = append(cands, &relationship{target: target, toOne: true, fk: fk})
-			}
-		}
-		for _, fk := range target.FKs {
-			if fk.To == parent && matches(fk) && fk.From != fk.To {
-				cands = append(cands, &relationship{target: target, toOne: false, fk: fk, oneToOne: sameCols(fk.FromCols, target.PK)})
-			}
-		}
-		if len(cands) == 0 {
-			for _, j := range b.s.Relations {
-				if j.Schema != parent.Schema {
-					continue
-				}
-				for _, a := range j.FKs {
-					for _, c := range j.FKs {
-						if a != c && a.To == parent && c.To == target && (e.Hint == "" || e.Hint == j.Name) {
-							cands = append(cands, &relationship{target: target, junction: j, jParent: a, jTarget: c})
-						}
-					}
-				}
-			}
-		}
-	}
-	if len(cands) == 0 {
-		return nil, &Error{Status: 400, Code: "PGRST200", Message: fmt.Sprintf("Could not find a relationship between '%s' and '%s' in the schema cache", parent.Name, e.Relation),
-			Hint: "Perhaps you meant a different table, or add a foreign key."}
-	}
-	if len(cands) > 1 {
-		var det []map[string]string
-		for _, c := range cands {
-			name := ""
-			if c.fk != nil {
-				name = c.fk.Name
-			} else {
-				name = c.junction.Name
-			}
-			det = append(det, map[string]string{"relationship": name})
-		}
-		return nil, &Error{Status: 300, Code: "PGRST201", Message: fmt.Sprintf("Could not embed because more than one relationship was found for '%s' and '%s'", parent.Name, e.Relation),
-			Details: det, Hint: fmt.Sprintf("Try changing '%s' to one of the relationships, e.g. '%s!<name>'", e.Relation, e.Relation)}
-	}
-	return cands[0], nil
+	return resolveEmbed(b.s, parent, e)
 }
 
 // joinCond is the condition tying the target (alias t) to the parent (alias p).
@@ -291,6 +236,8 @@ func joinCond(rel *relationship, p, t string) (string, string) {
 	var conds []string
 	from := ""
 	switch {
+	case rel.computed != nil:
+		conds = append(conds, "true") // the function is called on the parent row
 	case rel.junction != nil:
 		j := "_j" + t
 		var jc []string
@@ -353,7 +300,7 @@ func (b *builder) embed(parent *Relation, palias string, it SelectItem, path str
 		}
 	}
 	if it.Spread {
-		b.addEmbedRef(path, name, embedRef{rel: rel, alias: t, cond: cond})
+		b.addEmbedRef(path, name, embedRef{rel: rel, parent: palias, alias: t, cond: cond})
 		if !rel.single() {
 			return nil, &Error{Status: 400, Code: "PGRST119", Message: "A spread operation on '" + e.Relation + "' is not possible", Details: "'" + parent.Name + "' and '" + e.Relation + "' do not form a many-to-one or one-to-one relationship"}
 		}
@@ -366,14 +313,14 @@ func (b *builder) embed(parent *Relation, palias string, it SelectItem, path str
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, "(select "+expr+" from "+relName(rel.target)+" "+t+" where "+cond+" limit 1) as "+qi(as))
+			out = append(out, "(select "+expr+" from "+source(rel, palias)+" "+t+" where "+cond+" limit 1) as "+qi(as))
 		}
 		return out, nil
 	}
-	inner := "select " + strings.Join(list, ", ") + " from " + relName(rel.target) + " " + t + " where " + cond + b.groupBy(sub)
+	inner := "select " + strings.Join(list, ", ") + " from " + source(rel, palias) + " " + t + " where " + cond + b.groupBy(sub)
 	// The alias t is fresh, defined nowhere the parent's conditions can see, so the
 	// existence test reads the target under the same alias and the same condition.
-	exists := "exists (select 1 from " + relName(rel.target) + " " + t + " where " + cond + ")"
+	exists := "exists (select 1 from " + source(rel, palias) + " " + t + " where " + cond + ")"
 	if e.Inner {
 		b.innerConds = append(b.innerConds, innerCond{path: path, sql: exists})
 	}
@@ -382,7 +329,7 @@ func (b *builder) embed(parent *Relation, palias string, it SelectItem, path str
 		b.embedExists = map[string]string{}
 	}
 	b.embedExists[path+"\x00"+name] = exists
-	b.addEmbedRef(path, name, embedRef{rel: rel, alias: t, cond: cond})
+	b.addEmbedRef(path, name, embedRef{rel: rel, parent: palias, alias: t, cond: cond})
 	if len(e.Select) == 0 {
 		// An empty embed "rel()" only filters (with !inner or rel=is.null): no output key.
 		return nil, nil
@@ -676,7 +623,7 @@ func (b *builder) relatedOrder(r *Relation, path string, t OrderTerm) (string, e
 	if err != nil {
 		return "", err
 	}
-	return "(select " + col + " from " + relName(ref.rel.target) + " " + ref.alias + " where " + ref.cond + " limit 1)", nil
+	return "(select " + col + " from " + source(ref.rel, ref.parent) + " " + ref.alias + " where " + ref.cond + " limit 1)", nil
 }
 
 func (b *builder) limitOffset(path string, maxRows int) string {
