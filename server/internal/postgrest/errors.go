@@ -3,6 +3,7 @@ package postgrest
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -34,12 +35,163 @@ func (e *Error) Render(w http.ResponseWriter, _ *http.Request) {
 	httpx.WriteJSON(w, e.Status, map[string]any{"code": e.Code, "message": e.Message, "details": e.Details, "hint": e.Hint})
 }
 
-func apiErr(status int, code, msg, details string) *Error {
-	e := &Error{Status: status, Code: code, Message: msg}
-	if details != "" {
+// errDef is one entry of the catalogue: a PostgREST error code, its status and its
+// message (a format filled with the request's names).
+type errDef struct {
+	Code    string
+	Status  int
+	Message string
+}
+
+// The catalogue: every error this API answers by itself is built from one of these
+// (errors of the database pass through fromPG with PostgreSQL's own code and text).
+// Messages are PostgREST's, word for word (src/library/PostgREST/Error.hs).
+var (
+	defQueryParam         = errDef{"PGRST100", 400, "%s"}
+	defRPCMethod          = errDef{"PGRST101", 405, "%s"}
+	defInvalidBody        = errDef{"PGRST102", 400, "%s"}
+	defInvalidRange       = errDef{"PGRST103", 416, "Requested range not satisfiable"}
+	defInvalidFilters     = errDef{"PGRST105", 405, "Filters must include all and only primary key columns with 'eq' operators"}
+	defUnacceptableSchema = errDef{"PGRST106", 406, "The schema must be one of the following: %s"}
+	defMediaType          = errDef{"PGRST107", 406, "None of these media types are available: %s"}
+	defNotEmbedded        = errDef{"PGRST108", 400, "'%s' is not an embedded resource in this request"}
+	defPutLimit           = errDef{"PGRST114", 400, "limit/offset querystring parameters are not allowed for PUT"}
+	defPutMatchingPK      = errDef{"PGRST115", 400, "Payload values do not match URL in primary key column(s)"}
+	defSingularity        = errDef{"PGRST116", 406, "JSON object requested, multiple (or no) rows returned"}
+	defUnsupportedMethod  = errDef{"PGRST117", 405, "Unsupported HTTP method: %s"}
+	defRelatedOrder       = errDef{"PGRST118", 400, "A related order on '%s' is not possible"}
+	defRaiseParse         = errDef{"PGRST121", 500, "Could not parse JSON in the RAISE SQLSTATE 'PGRST' error"}
+	defInvalidPreferences = errDef{"PGRST122", 400, "Invalid preferences given with handling=strict"}
+	defAggregates         = errDef{"PGRST123", 400, "Use of aggregate functions is not allowed"}
+	defMaxAffected        = errDef{"PGRST124", 400, "Query result exceeds max-affected preference constraint"}
+	defNoRelationship     = errDef{"PGRST200", 400, "Could not find a relationship between '%s' and '%s' in the schema cache"}
+	defAmbiguousRel       = errDef{"PGRST201", 300, "Could not embed because more than one relationship was found for '%s' and '%s'"}
+	defNoFunction         = errDef{"PGRST202", 404, "Could not find the function %s in the schema cache"}
+	defAmbiguousFunc      = errDef{"PGRST203", 300, "Could not choose the best candidate function between: %s"}
+	defNoColumn           = errDef{"PGRST204", 400, "Could not find the '%s' column of '%s' in the schema cache"}
+	defNoTable            = errDef{"PGRST205", 404, "Could not find the table '%s.%s' in the schema cache"}
+	defJWTDecode          = errDef{"PGRST301", 401, "%s"}
+	defJWTClaims          = errDef{"PGRST303", 401, "%s"}
+)
+
+// catalogue lists the entries, for the test that checks them against PostgREST's texts.
+var catalogue = []errDef{defQueryParam, defRPCMethod, defInvalidBody, defInvalidRange, defInvalidFilters,
+	defUnacceptableSchema, defMediaType, defNotEmbedded, defPutLimit, defPutMatchingPK, defSingularity,
+	defUnsupportedMethod, defRelatedOrder, defRaiseParse, defInvalidPreferences,
+	defAggregates, defMaxAffected, defNoRelationship, defAmbiguousRel, defNoFunction, defAmbiguousFunc, defNoColumn, defNoTable,
+	defJWTDecode, defJWTClaims}
+
+// new builds the error; details and hint are "" for none.
+func (d errDef) new(details, hint any, args ...any) *Error {
+	e := &Error{Status: d.Status, Code: d.Code, Message: d.Message}
+	if len(args) > 0 {
+		e.Message = fmt.Sprintf(d.Message, args...)
+	}
+	if s, ok := details.(string); !ok || s != "" {
 		e.Details = details
 	}
+	if s, ok := hint.(string); !ok || s != "" {
+		e.Hint = hint
+	}
 	return e
+}
+
+// The constructors, one per situation.
+
+func errQueryParam(msg, details string) *Error { return defQueryParam.new(details, "", msg) }
+func errFilterParse(what, details string) *Error {
+	return errQueryParam(fmt.Sprintf("failed to parse filter (%s)", what), details)
+}
+func errUnknownOperator(op string) *Error { return errQueryParam("unknown operator "+op, "") }
+func errEmbedFilter() *Error {
+	return errQueryParam("an embedded resource can only be filtered with is.null or not.is.null", "")
+}
+func errSpreadPlainColumns() *Error {
+	return errQueryParam("spread embeds support plain columns only", "")
+}
+func errVolatileGet() *Error {
+	return defRPCMethod.new("", "", "Cannot use the GET method on RPC for functions that are volatile; use POST")
+}
+func errRPCMethod() *Error { return defRPCMethod.new("", "", "Only GET and POST are allowed for RPC") }
+func errInvalidJSON(err error) *Error {
+	return defInvalidBody.new(err.Error(), "", "Empty or invalid json")
+}
+func errKeysMismatch() *Error { return defInvalidBody.new("", "", "All object keys must match") }
+func errBodyTooLarge() *Error {
+	e := defInvalidBody.new("", "", "Request body too large")
+	e.Status = 413
+	return e
+}
+func errBodyUnreadable() *Error { return defInvalidBody.new("", "", "Could not read the request body") }
+func errInvalidNumber(val, what string) *Error {
+	return defInvalidBody.new("", "", fmt.Sprintf("\"%s\" is not a valid %s", val, what))
+}
+func errRangeNotSatisfiable(offset int, total int64) *Error {
+	e := defInvalidRange.new(fmt.Sprintf("An offset of %d was requested, but there are only %d rows.", offset, total), "")
+	e.Headers = map[string]string{"Content-Range": fmt.Sprintf("*/%d", total)}
+	return e
+}
+func errPutFilters() *Error { return defInvalidFilters.new("", "") }
+func errUnacceptableSchema(schemas []string) *Error {
+	return defUnacceptableSchema.new("", "", strings.Join(schemas, ", "))
+}
+func errNotAcceptable(accept string) *Error { return defMediaType.new("", "", accept) }
+func errNotEmbedded(name string) *Error {
+	return defNotEmbedded.new("", fmt.Sprintf("Verify that '%s' is included in the 'select' query parameter.", name), name)
+}
+func errPutLimit() *Error    { return defPutLimit.new("", "") }
+func errPutMismatch() *Error { return defPutMatchingPK.new("", "") }
+func errSingular(n int) *Error {
+	return defSingularity.new(fmt.Sprintf("The result contains %d rows", n), "")
+}
+func errUnsupportedMethod(m string) *Error { return defUnsupportedMethod.new("", "", m) }
+func errRelatedOrderNotToOne(name, origin, target string) *Error {
+	return defRelatedOrder.new(fmt.Sprintf("'%s' and '%s' do not form a many-to-one or one-to-one relationship", origin, target), "", name)
+}
+func errRaiseParse(details, hint string) *Error { return defRaiseParse.new(details, hint) }
+func errInvalidPreferences(invalid []string) *Error {
+	return defInvalidPreferences.new("Invalid preferences: "+strings.Join(invalid, ", "), "")
+}
+func errMaxAffected(n int) *Error {
+	return defMaxAffected.new(fmt.Sprintf("The query affects %d rows", n), "")
+}
+
+// errNoRelationship is PGRST200; hint is "" for none (see noRelationship).
+func errNoRelationship(parent, child, details, hint string) *Error {
+	return defNoRelationship.new(details, hint, parent, child)
+}
+
+// errAmbiguousRelationship is PGRST201: details lists each relationship found, hints
+// names them as target!constraint.
+func errAmbiguousRelationship(parent, child string, details []map[string]string, hints []string) *Error {
+	return defAmbiguousRel.new(details, fmt.Sprintf("Try changing '%s' to one of the following: %s. Find the desired relationship in the 'details' key.",
+		child, strings.Join(hints, ", ")), parent, child)
+}
+
+// errNoFunction is PGRST202: fn is schema.name with its parameters as PostgREST
+// writes them (see funcNotFound).
+func errNoFunction(fn, details, hint string) *Error { return defNoFunction.new(details, hint, fn) }
+
+// errAmbiguousFunction is PGRST203 naming each candidate.
+func errAmbiguousFunction(candidates []string) *Error {
+	return defAmbiguousFunc.new("", "Try renaming the parameters or the function itself in the database so function overloading can be resolved",
+		strings.Join(candidates, ", "))
+}
+func errAggregatesNotAllowed() *Error           { return defAggregates.new("", "") }
+func errNoPayloadColumn(col, rel string) *Error { return defNoColumn.new("", "", col, rel) }
+func errNoTable(schema, name string) *Error     { return defNoTable.new("", "", schema, name) }
+func errNoAPIKey() *Error {
+	return defJWTDecode.new("", "No `apikey` request header or url param was found.", "No API key found in request")
+}
+func errInvalidAPIKey() *Error            { return defJWTDecode.new("", "", "Invalid API key") }
+func errInvalidJWT() *Error               { return defJWTDecode.new("", "", "JWSError JWSInvalidSignature") }
+func errRoleNotAllowed(msg string) *Error { return defJWTDecode.new("", "", msg) }
+func errJWTExpired() *Error               { return defJWTClaims.new("", "", "JWT expired") }
+
+// errUndefinedColumn is PostgreSQL's own error for a column a filter or select names
+// that the relation lacks (PostgREST lets the database report it).
+func errUndefinedColumn(rel, col string) *Error {
+	return &Error{Status: 400, Code: "42703", Message: fmt.Sprintf("column %s.%s does not exist", rel, col)}
 }
 
 // fromPG maps a database error to PostgREST's status table (one place, by SQLSTATE).
@@ -148,7 +300,7 @@ func raisedError(pg *pgconn.PgError) error {
 	const msgHint = "MESSAGE must be a JSON object with obligatory keys: 'code', 'message' and optional keys: 'details', 'hint'."
 	const detHint = "DETAIL must be a JSON object with obligatory keys: 'status', 'headers' and optional key: 'status_text'."
 	bad := func(details, hint string) error {
-		return &Error{Status: http.StatusInternalServerError, Code: "PGRST121", Message: "Could not parse JSON in the RAISE SQLSTATE 'PGRST' error", Details: details, Hint: hint}
+		return errRaiseParse(details, hint)
 	}
 	var msg struct {
 		Code    *string `json:"code"`

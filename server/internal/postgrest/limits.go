@@ -24,9 +24,8 @@ const (
 // query string exceeds one of the bounds.
 func checkLimits(rawQuery string, v url.Values) error {
 	if len(rawQuery) > maxQueryBytes {
-		return &Error{Status: 400, Code: "PGRST100", Message: "failed to parse query string",
-			Details: fmt.Sprintf("The query string has %d bytes; at most %d are allowed", len(rawQuery), maxQueryBytes),
-			Hint:    "Send fewer or shorter parameters."}
+		return defQueryParam.new(fmt.Sprintf("The query string has %d bytes; at most %d are allowed", len(rawQuery), maxQueryBytes),
+			"Send fewer or shorter parameters.", "failed to parse query string")
 	}
 	embeds := 0
 	for key, vals := range v {
@@ -62,7 +61,7 @@ func checkLimits(rawQuery string, v url.Values) error {
 }
 
 func limitErr(what, details string) *Error {
-	return &Error{Status: 400, Code: "PGRST100", Message: "failed to parse " + what + " parameter", Details: details}
+	return errQueryParam("failed to parse "+what+" parameter", details)
 }
 
 // nesting is the deepest parenthesis level of s outside double quotes, and how many
@@ -101,8 +100,7 @@ func checkJSONSteps(s string) error {
 		case '-':
 			if i+1 < len(s) && s[i+1] == '>' {
 				if steps++; steps > maxJSONSteps {
-					return &Error{Status: 400, Code: "PGRST100", Message: "failed to parse json path",
-						Details: fmt.Sprintf("A JSON path has more than %d steps", maxJSONSteps)}
+					return errQueryParam("failed to parse json path", fmt.Sprintf("A JSON path has more than %d steps", maxJSONSteps))
 				}
 			}
 		}

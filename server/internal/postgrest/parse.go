@@ -116,7 +116,7 @@ func parseQuery(v url.Values, rpc bool) (*Query, error) {
 			case "limit", "offset":
 				n, err := strconv.Atoi(val)
 				if err != nil || n < 0 {
-					return nil, apiErr(400, "PGRST102", fmt.Sprintf("\"%s\" is not a valid %s", val, last), "")
+					return nil, errInvalidNumber(val, last)
 				}
 				if last == "limit" {
 					q.Limit[path] = n
@@ -164,11 +164,58 @@ func splitPath(key string) (string, string) {
 			return strings.TrimSuffix(key, "."+suf), suf
 		}
 	}
-	// embedded filter "rel.col=..." (no JSON arrows in the column part)
-	if i := strings.LastIndexByte(key, '.'); i > 0 && !strings.Contains(key, "->") {
+	// embedded filter "rel.col=..." (no JSON arrows in the column part; a quoted
+	// column name may hold dots)
+	if i := lastDotOutsideQuotes(key); i > 0 && !strings.Contains(key, "->") {
 		return key[:i], key[i+1:]
 	}
 	return "", key
+}
+
+// lastDotOutsideQuotes is the index of the last '.' of s outside double quotes, or -1.
+func lastDotOutsideQuotes(s string) int {
+	last, quoted := -1, false
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\\' && quoted:
+			i++
+		case s[i] == '"':
+			quoted = !quoted
+		case s[i] == '.' && !quoted:
+			last = i
+		}
+	}
+	return last
+}
+
+// cutColumn splits "col.rest" at the first '.' after the column name, which may be
+// double-quoted (PostgREST's "my col".eq.1).
+func cutColumn(s string) (string, string, bool) {
+	if strings.HasPrefix(s, `"`) {
+		if end := closingQuote(s); end > 0 {
+			if end+1 < len(s) && s[end+1] == '.' {
+				return s[:end+1], s[end+2:], true
+			}
+			if i := strings.IndexByte(s[end+1:], '.'); i >= 0 {
+				return s[:end+1+i], s[end+2+i:], true
+			}
+			return s, "", false
+		}
+	}
+	return strings.Cut(s, ".")
+}
+
+// closingQuote is the index of the quote closing the one s starts with, or -1.
+func closingQuote(s string) int {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return -1
 }
 
 func parseFilter(colExpr, val string) (Filter, error) {
@@ -184,14 +231,14 @@ func parseFilter(colExpr, val string) (Filter, error) {
 	}
 	op, rest, ok := strings.Cut(val, ".")
 	if !ok {
-		return f, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse filter (%s)", val), "")
+		return f, errQueryParam(fmt.Sprintf("failed to parse filter (%s)", val), "")
 	}
 	if i := strings.IndexByte(op, '('); i > 0 && strings.HasSuffix(op, ")") {
 		f.Arg = op[i+1 : len(op)-1]
 		op = op[:i]
 	}
 	if !ops[op] {
-		return f, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse filter (%s.%s)", op, rest), "unknown operator "+op)
+		return f, errQueryParam(fmt.Sprintf("failed to parse filter (%s.%s)", op, rest), "unknown operator "+op)
 	}
 	f.Op, f.Value = op, rest
 	return f, nil
@@ -202,7 +249,7 @@ func parseLogic(name, val string) (*Logic, error) {
 	l := &Logic{Op: strings.TrimPrefix(name, "not.")}
 	l.Not = strings.HasPrefix(name, "not.")
 	if !strings.HasPrefix(val, "(") || !strings.HasSuffix(val, ")") {
-		return nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse logic tree (%s)", val), "expecting \"(\"")
+		return nil, errQueryParam(fmt.Sprintf("failed to parse logic tree (%s)", val), "expecting \"(\"")
 	}
 	for _, part := range splitTop(val[1:len(val)-1], ',') {
 		part = strings.TrimSpace(part)
@@ -226,9 +273,9 @@ func parseLogic(name, val string) (*Logic, error) {
 		}
 		// "col.op.value"; "embed.not.is.null" / "embed.is.null" filter by an embed's
 		// presence (the builder tells columns and embeds apart).
-		col, rest, ok := strings.Cut(part, ".")
+		col, rest, ok := cutColumn(part)
 		if !ok {
-			return nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse logic tree (%s)", val), "")
+			return nil, errQueryParam(fmt.Sprintf("failed to parse logic tree (%s)", val), "")
 		}
 		f, err := parseFilter(col, rest)
 		if err != nil {
@@ -248,15 +295,15 @@ func parseOrder(val string) ([]OrderTerm, error) {
 			// relation(column[->path]) followed by the modifiers.
 			end := strings.IndexByte(part, ')')
 			if end < open || open == 0 || !validIdent(part[:open]) {
-				return nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse order (%s)", val), "")
+				return nil, errQueryParam(fmt.Sprintf("failed to parse order (%s)", val), "")
 			}
 			t.Relation = part[:open]
 			head, mods = part[open+1:end], part[end+1:]
 			if mods != "" && !strings.HasPrefix(mods, ".") {
-				return nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse order (%s)", val), "")
+				return nil, errQueryParam(fmt.Sprintf("failed to parse order (%s)", val), "")
 			}
-		} else if i := strings.IndexByte(part, '.'); i >= 0 {
-			head, mods = part[:i], part[i:]
+		} else if c, rest, ok := cutColumn(part); ok {
+			head, mods = c, "."+rest
 		}
 		col, steps, err := parseColumnExpr(head)
 		if err != nil {
@@ -279,7 +326,7 @@ func parseOrder(val string) ([]OrderTerm, error) {
 				b := false
 				t.NullsFirst = &b
 			default:
-				return nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse order (%s)", val), "unexpected \""+s+"\"")
+				return nil, errQueryParam(fmt.Sprintf("failed to parse order (%s)", val), "unexpected \""+s+"\"")
 			}
 		}
 		out = append(out, t)
@@ -287,17 +334,36 @@ func parseOrder(val string) ([]OrderTerm, error) {
 	return out, nil
 }
 
-// parseColumnExpr reads col->a->>b.
+// parseColumnExpr reads col->a->>b. The column name may be double-quoted ("my col",
+// with backslash escapes) or hold spaces (trimmed at its ends), as in PostgREST.
 func parseColumnExpr(s string) (string, []jsonStep, error) {
 	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, `"`) {
+		end := closingQuote(s)
+		if end < 0 {
+			return "", nil, errQueryParam(fmt.Sprintf("failed to parse column (%s)", s), "")
+		}
+		col := unescapeQuoted(s[1:end])
+		if end+1 == len(s) {
+			if col == "" {
+				return "", nil, errQueryParam(fmt.Sprintf("failed to parse column (%s)", s), "")
+			}
+			return col, nil, nil
+		}
+		if !strings.HasPrefix(s[end+1:], "->") {
+			return "", nil, errQueryParam(fmt.Sprintf("failed to parse column (%s)", s), "")
+		}
+		_, steps, err := parseColumnExpr("x" + s[end+1:])
+		return col, steps, err
+	}
 	i := strings.Index(s, "->")
 	if i < 0 {
-		if !validIdent(s) {
-			return "", nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse column (%s)", s), "")
+		if !validColumn(s) {
+			return "", nil, errQueryParam(fmt.Sprintf("failed to parse column (%s)", s), "")
 		}
 		return s, nil, nil
 	}
-	col := s[:i]
+	col := strings.TrimSpace(s[:i])
 	rest := s[i:]
 	var steps []jsonStep
 	for rest != "" {
@@ -305,7 +371,7 @@ func parseColumnExpr(s string) (string, []jsonStep, error) {
 		if strings.HasPrefix(rest, "->>") {
 			op = "->>"
 		} else if !strings.HasPrefix(rest, "->") {
-			return "", nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse json path (%s)", s), "")
+			return "", nil, errQueryParam(fmt.Sprintf("failed to parse json path (%s)", s), "")
 		}
 		rest = rest[len(op):]
 		j := strings.Index(rest, "->")
@@ -316,14 +382,33 @@ func parseColumnExpr(s string) (string, []jsonStep, error) {
 			rest = ""
 		}
 		if key == "" {
-			return "", nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse json path (%s)", s), "")
+			return "", nil, errQueryParam(fmt.Sprintf("failed to parse json path (%s)", s), "")
 		}
 		steps = append(steps, jsonStep{Op: op, Key: key})
 	}
-	if !validIdent(col) {
-		return "", nil, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse column (%s)", s), "")
+	if !validColumn(col) {
+		return "", nil, errQueryParam(fmt.Sprintf("failed to parse column (%s)", s), "")
 	}
 	return col, steps, nil
+}
+
+// validColumn is an unquoted column name: an identifier that may hold inner spaces.
+func validColumn(s string) bool {
+	return validIdent(strings.ReplaceAll(s, " ", "_"))
+}
+
+func unescapeQuoted(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 func validIdent(s string) bool {
@@ -359,7 +444,7 @@ func parseSelect(s string) ([]SelectItem, error) {
 
 func parseSelectItem(s string) (SelectItem, error) {
 	bad := func() (SelectItem, error) {
-		return SelectItem{}, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse select parameter (%s)", s), "")
+		return SelectItem{}, errQueryParam(fmt.Sprintf("failed to parse select parameter (%s)", s), "")
 	}
 	if s == "*" {
 		return SelectItem{Star: true}, nil
@@ -469,7 +554,7 @@ func parseAggregate(s string) (SelectItem, bool, error) {
 		return it, false, nil
 	}
 	if fn != "count" && it.Column == "" {
-		return it, true, apiErr(400, "PGRST100", fmt.Sprintf("failed to parse select parameter (%s)", s), fn+"() needs a column, e.g. col."+fn+"()")
+		return it, true, errQueryParam(fmt.Sprintf("failed to parse select parameter (%s)", s), fn+"() needs a column, e.g. col."+fn+"()")
 	}
 	it.Agg = fn
 	return it, true, nil

@@ -2,7 +2,6 @@ package postgrest
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strings"
 )
@@ -174,10 +173,7 @@ func resolveEmbed(sc *Schema, parent *Relation, e *Embed) (*relationship, error)
 		det = append(det, c.describe())
 		hints = append(hints, "'"+c.target.Name+"!"+c.consName()+"'")
 	}
-	return nil, &Error{Status: 300, Code: "PGRST201",
-		Message: fmt.Sprintf("Could not embed because more than one relationship was found for '%s' and '%s'", parent.Name, e.Relation),
-		Details: det,
-		Hint:    fmt.Sprintf("Try changing '%s' to one of the following: %s. Find the desired relationship in the 'details' key.", e.Relation, strings.Join(hints, ", "))}
+	return nil, errAmbiguousRelationship(parent.Name, e.Relation, det, hints)
 }
 
 // describe is PostgREST's entry for a relationship in PGRST201's details.
@@ -209,21 +205,20 @@ func noRelationship(sc *Schema, parent *Relation, e *Embed, all []*relCandidate)
 		det += "' using the hint '" + e.Hint
 	}
 	det += "' in the schema '" + parent.Schema + "', but no matches were found."
-	err := &Error{Status: 400, Code: "PGRST200",
-		Message: fmt.Sprintf("Could not find a relationship between '%s' and '%s' in the schema cache", parent.Name, e.Relation),
-		Details: det}
 	if len(all) > 0 {
 		var names []string
 		for _, c := range all {
 			if c.target.Name == e.Relation {
-				return err // the target exists: the hint is what is wrong
+				// The target exists: the hint is what is wrong.
+				return errNoRelationship(parent.Name, e.Relation, det, "")
 			}
 			names = append(names, c.target.Name)
 		}
+		hint := ""
 		if best, ok := fuzzyBest(names, e.Relation, 0.33); ok {
-			err.Hint = "Perhaps you meant '" + best + "' instead of '" + e.Relation + "'."
+			hint = "Perhaps you meant '" + best + "' instead of '" + e.Relation + "'."
 		}
-		return err
+		return errNoRelationship(parent.Name, e.Relation, det, hint)
 	}
 	var parents []string
 	for _, r := range sortedRelations(sc) {
@@ -231,10 +226,11 @@ func noRelationship(sc *Schema, parent *Relation, e *Embed, all []*relCandidate)
 			parents = append(parents, r.Name)
 		}
 	}
+	hint := ""
 	if best, ok := fuzzyBest(parents, parent.Name, 0.33); ok {
-		err.Hint = "Perhaps you meant '" + best + "' instead of '" + parent.Name + "'."
+		hint = "Perhaps you meant '" + best + "' instead of '" + parent.Name + "'."
 	}
-	return err
+	return errNoRelationship(parent.Name, e.Relation, det, hint)
 }
 
 // relationship is the candidate as the statement builder joins it.

@@ -1,7 +1,6 @@
 package postgrest
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 )
@@ -105,8 +104,7 @@ func ambiguousFunc(procs []*Func) *Error {
 		}
 		names = append(names, f.Schema+"."+f.Name+"("+strings.Join(ps, ", ")+")")
 	}
-	return &Error{Status: 300, Code: "PGRST203", Message: "Could not choose the best candidate function between: " + strings.Join(names, ", "),
-		Hint: "Try renaming the parameters or the function itself in the database so function overloading can be resolved"}
+	return errAmbiguousFunction(names)
 }
 
 // funcNotFound is PGRST202 with PostgREST's message, details and hint (the closest function
@@ -118,11 +116,10 @@ func funcNotFound(sc *Schema, schema, name string, keys []string, kind bodyKind,
 	if len(keys) > 0 {
 		prms = "(" + strings.Join(keys, ", ") + ")"
 	}
-	msg := "Could not find the function " + fn
+	named := fn
 	if !onlyBody {
-		msg += prms
+		named += prms
 	}
-	msg += " in the schema cache"
 	det := " without parameters"
 	if len(keys) == 1 {
 		det = " with parameter " + keys[0]
@@ -139,10 +136,9 @@ func funcNotFound(sc *Schema, schema, name string, keys []string, kind bodyKind,
 	case post:
 		det += " or with a single unnamed json/jsonb parameter"
 	}
-	e := &Error{Status: 404, Code: "PGRST202", Message: msg,
-		Details: "Searched for the function " + fn + det + ", but no matches were found in the schema cache."}
+	details := "Searched for the function " + fn + det + ", but no matches were found in the schema cache."
 	if onlyBody {
-		return e
+		return errNoFunction(named, details, "")
 	}
 	if len(procs) == 0 {
 		var names []string
@@ -151,10 +147,11 @@ func funcNotFound(sc *Schema, schema, name string, keys []string, kind bodyKind,
 				names = append(names, n)
 			}
 		}
+		hint := ""
 		if best, ok := fuzzyBest(names, name, 0.75); ok {
-			e.Hint = "Perhaps you meant to call the function " + schema + "." + best
+			hint = "Perhaps you meant to call the function " + schema + "." + best
 		}
-		return e
+		return errNoFunction(named, details, hint)
 	}
 	var lists []string
 	for _, f := range procs {
@@ -165,10 +162,11 @@ func funcNotFound(sc *Schema, schema, name string, keys []string, kind bodyKind,
 		slices.Sort(ps)
 		lists = append(lists, "("+strings.Join(ps, ", ")+")")
 	}
+	hint := ""
 	if best, ok := fuzzyBest(lists, "("+strings.Join(keys, ", ")+")", 0.33); ok {
-		e.Hint = "Perhaps you meant to call the function " + schema + "." + name + best
+		hint = "Perhaps you meant to call the function " + schema + "." + name + best
 	}
-	return e
+	return errNoFunction(named, details, hint)
 }
 
 // fuzzyBest is the candidate most like q (PostgREST's fuzzy-set hints: candidates sharing
@@ -232,6 +230,3 @@ func levenshtein(a, b string) int {
 	}
 	return prev[len(rb)]
 }
-
-// argDescription names a function for messages: schema.name.
-func (f *Func) String() string { return fmt.Sprintf("%s.%s", f.Schema, f.Name) }
