@@ -9,6 +9,6 @@ cd "$(dirname "$0")/.."
 fuzz() { # package target default-budget
   go test "$1" -run '^$' -fuzz "^$2\$" -fuzztime "${FUZZTIME:-$3}"
 }
-fuzz ./server/internal/postgrest/ FuzzQueryToSQL 40000x
+fuzz ./server/internal/postgrest/ FuzzStatement 40000x
 fuzz ./server/internal/realtime/phoenix/ FuzzDecode 300000x
 fuzz ./server/internal/jsonx/ FuzzAppendString 150000x
