@@ -269,4 +269,3 @@ func TestFeatureToManySpread(t *testing.T) {
 		{name: "to-one spread unchanged", path: "lib_loans?select=id,...lib_books(title)&id=eq.2", status: 200, want: `[{"id":2,"title":"Drept penal"}]`},
 	})
 }
-
