@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -268,4 +269,30 @@ func TestFeatureToManySpread(t *testing.T) {
 		{name: "to-many spread empty", path: "lib_authors?select=name,...lib_books(title)&id=eq.4", status: 200, want: `[{"name":"Dan","title":[]}]`},
 		{name: "to-one spread unchanged", path: "lib_loans?select=id,...lib_books(title)&id=eq.2", status: 200, want: `[{"id":2,"title":"Drept penal"}]`},
 	})
+}
+
+// Accept: application/vnd.pgrst.plan is PostgREST's db-plan-enabled: off by default.
+func TestFeaturePlan(t *testing.T) {
+	off := setupFeatures(t, nil)
+	off.expectErr(off.do("GET", "lib_books?select=id", "", nil, "Accept", "application/vnd.pgrst.plan+json"), 406, "PGRST107")
+	e := setupFeatures(t, func(c *config.Config) { c.DBPlanEnabled = true })
+	r := e.do("GET", "lib_books?select=id&id=eq.1", "", nil, "Accept", "application/vnd.pgrst.plan+json")
+	var plan []map[string]any
+	if err := json.Unmarshal([]byte(r.raw), &plan); r.status != 200 || err != nil || len(plan) != 1 || plan[0]["Plan"] == nil ||
+		r.header.Get("Content-Type") != `application/vnd.pgrst.plan+json; for="application/json"; charset=utf-8` {
+		t.Fatalf("json plan: %d %q %s", r.status, r.header.Get("Content-Type"), r.raw)
+	}
+	r = e.do("GET", "lib_books?select=id", "", nil, "Accept", "application/vnd.pgrst.plan+text; options=analyze")
+	if r.status != 200 || !strings.Contains(r.raw, "Execution Time") || r.header.Get("Content-Type") != `application/vnd.pgrst.plan+text; for="application/json"; options=analyze; charset=utf-8` {
+		t.Fatalf("text plan with analyze: %d %q %s", r.status, r.header.Get("Content-Type"), r.raw)
+	}
+	// A write's plan: with analyze it runs, unless tx=rollback.
+	r = e.do("PATCH", "lib_counters?id=eq.1", "", map[string]any{"hits": 42}, "Accept", "application/vnd.pgrst.plan; options=analyze|verbose", "Prefer", "tx=rollback")
+	if r.status != 200 || !strings.Contains(r.raw, "Update on public.lib_counters") ||
+		r.header.Get("Content-Type") != `application/vnd.pgrst.plan+text; for="application/json"; options=analyze|verbose; charset=utf-8` {
+		t.Fatalf("write plan: %d %q %s", r.status, r.header.Get("Content-Type"), r.raw)
+	}
+	if r = e.do("GET", "lib_counters?select=hits&id=eq.1", "", nil); compactJSON(t, r.raw) != `[{"hits":5}]` {
+		t.Fatalf("tx=rollback kept the analyzed write: %s", r.raw)
+	}
 }

@@ -20,6 +20,8 @@ type PlanConfig struct {
 	MaxRows int // DB_MAX_ROWS; 0 = unlimited
 	// Aggregates: DB_AGGREGATES_ENABLED (PostgREST's db-aggregates-enabled).
 	Aggregates bool
+	// Explain: DB_PLAN_ENABLED (db-plan-enabled), the plan media type is served.
+	Explain bool
 }
 
 // ActionPlan is one of *ReadPlan, *MutatePlan, *CallPlan.
@@ -191,6 +193,9 @@ type orderItem struct {
 
 // Plan resolves req against the schema cache.
 func Plan(req ApiRequest, sc *Schema, cfg PlanConfig) (ActionPlan, error) {
+	if pm := req.Media.Plan; pm != nil && !cfg.Explain {
+		return nil, errNotAcceptable(pm.accept)
+	}
 	if req.Target.Kind == TargetCall {
 		return planCall(&req, sc, cfg)
 	}

@@ -36,6 +36,8 @@ type Media struct {
 	Single bool // application/vnd.pgrst.object+json: one object, not an array
 	CSV    bool // text/csv
 	Strip  bool // nulls=stripped on the array or object media type
+	// Plan: application/vnd.pgrst.plan, the EXPLAIN instead of the result (explain.go).
+	Plan *PlanMedia
 }
 
 // Preferences are the Prefer header's tokens PostgREST knows, typed; "" is "not given".
@@ -86,13 +88,15 @@ func Parse(r *http.Request, schemas []string) (ApiRequest, error) {
 		return req, err
 	}
 	accept := r.Header.Get("Accept")
-	if !acceptable(accept) {
+	plan := parsePlanMedia(accept)
+	if plan == nil && !acceptable(accept) {
 		return req, errNotAcceptable(accept)
 	}
 	req.Media = Media{
 		Single: strings.Contains(accept, "application/vnd.pgrst.object+json"),
 		CSV:    strings.Contains(accept, "text/csv"),
 		Strip:  stripNulls(accept),
+		Plan:   plan,
 	}
 	path := strings.TrimPrefix(r.URL.Path, "/rest/v1/")
 	if path == "" {
