@@ -296,3 +296,24 @@ func TestFeaturePlan(t *testing.T) {
 		t.Fatalf("tx=rollback kept the analyzed write: %s", r.raw)
 	}
 }
+
+// PostGIS geometry columns answer as GeoJSON; application/geo+json answers a
+// FeatureCollection. Skipped where PostGIS is not installed (scripts/install-test-deps.sh
+// installs it; the fixture creates lib_places only when the extension is available).
+func TestFeatureGeoJSON(t *testing.T) {
+	e := setupFeatures(t, nil)
+	if r := e.raw("GET", "lib_places?select=id", "", ""); r.status == 404 {
+		t.Skip("PostGIS is not installed")
+	}
+	e.runFeatureCases(t, []featureCase{
+		// PostGIS's own geometry → json cast (as in PostgREST) names the SRID.
+		{name: "geometry as GeoJSON", path: "lib_places?select=name,location", status: 200,
+			want: `[{"name":"Biblioteca","location":{"type":"Point","crs":{"type":"name","properties":{"name":"EPSG:4326"}},"coordinates":[26.1,44.43]}}]`},
+		{name: "FeatureCollection", path: "lib_places?select=id,name,location", hdr: []string{"Accept", "application/geo+json"}, status: 200,
+			want: `{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[26.1,44.43]},"properties":{"id":1,"name":"Biblioteca"}}]}`},
+	})
+	r := e.do("GET", "lib_places?select=id,location", "", nil, "Accept", "application/geo+json")
+	if r.header.Get("Content-Type") != "application/geo+json; charset=utf-8" {
+		t.Fatalf("content type %q", r.header.Get("Content-Type"))
+	}
+}

@@ -196,6 +196,13 @@ func Plan(req ApiRequest, sc *Schema, cfg PlanConfig) (ActionPlan, error) {
 	if pm := req.Media.Plan; pm != nil && !cfg.Explain {
 		return nil, errNotAcceptable(pm.accept)
 	}
+	if req.Media.GeoJSON {
+		// Served only where PostGIS provides ST_AsGeoJSON(record).
+		if sc.GeoJSONFunc == "" {
+			return nil, errNotAcceptable("application/geo+json")
+		}
+		req.Media.GeoFunc = sc.GeoJSONFunc
+	}
 	if req.Target.Kind == TargetCall {
 		return planCall(&req, sc, cfg)
 	}

@@ -258,6 +258,8 @@ func (r *response) rows(req *ApiRequest, res result, status, offset int) error {
 // contentType is the media type of a JSON answer (array, or single object).
 func contentType(m Media, single bool) string {
 	switch {
+	case m.GeoJSON:
+		return "application/geo+json; charset=utf-8"
 	case single && m.Strip:
 		return "application/vnd.pgrst.object+json;nulls=stripped; charset=utf-8"
 	case single:

@@ -19,6 +19,9 @@ type Schema struct {
 	// Overloads lists every callable function of a name ("schema.name"), in creation
 	// order: PostgREST chooses among them by the arguments' names.
 	Overloads map[string][]*Func
+	// GeoJSONFunc is PostGIS's ST_AsGeoJSON(record), schema-qualified and quoted, when
+	// the extension is installed (application/geo+json); "" otherwise.
+	GeoJSONFunc string
 }
 
 // Relation is a table or view.

@@ -38,6 +38,17 @@ func loadRelationshipExtras(ctx context.Context, pool *pgxpool.Pool, s *Schema, 
 	if err := addViewKeys(ctx, pool, s, schemas); err != nil {
 		return err
 	}
+	// PostGIS (3.0 and later) makes a Feature of any row.
+	var geo string
+	err := pool.QueryRow(ctx, `
+		select coalesce((select quote_ident(n.nspname) || '.' || quote_ident(p.proname)
+		  from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+		  where p.proname = 'st_asgeojson' and p.pronargs >= 1 and p.proargtypes[0] = 'record'::regtype
+		  order by p.pronargs limit 1), '')`).Scan(&geo)
+	if err != nil {
+		return err
+	}
+	s.GeoJSONFunc = geo
 	return loadComputed(ctx, pool, s, schemas)
 }
 

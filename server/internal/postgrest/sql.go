@@ -120,6 +120,11 @@ func (w *sqlWriter) arg(v any) string {
 
 // listBody is the select expression that builds the JSON array body from the rows of _r.
 func listBody(m Media) string {
+	if m.GeoJSON && m.GeoFunc != "" {
+		// PostgREST's FeatureCollection: each row a Feature, its geometry column the
+		// geometry and the other columns its properties.
+		return "json_build_object('type', 'FeatureCollection', 'features', coalesce(json_agg(" + m.GeoFunc + "(_r)::json), '[]'))::text"
+	}
 	if m.Strip {
 		return "json_strip_nulls(coalesce(json_agg(_r), '[]'))::text"
 	}

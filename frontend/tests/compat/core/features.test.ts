@@ -195,3 +195,23 @@ describe('aggregates', () => {
     expect(error).toMatchObject({ code: 'PGRST123', message: 'Use of aggregate functions is not allowed' });
   });
 });
+
+describe('PostGIS', () => {
+  test('geojson() answers a FeatureCollection', async ({ skip }) => {
+    // The fixture creates lib_places only where PostGIS is installed.
+    const probe = await sb.from('lib_places').select('id');
+    if (probe.status === 404) skip();
+    const { data, error } = await sb.from('lib_places').select('id, name, location').geojson();
+    expect(error).toBeNull();
+    expect(data).toEqual({
+      type: 'FeatureCollection',
+      features: [
+        {
+          type: 'Feature',
+          geometry: { type: 'Point', coordinates: [26.1, 44.43] },
+          properties: { id: 1, name: 'Biblioteca' },
+        },
+      ],
+    });
+  });
+});
