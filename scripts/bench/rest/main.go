@@ -4,6 +4,11 @@
 // then the equivalent statement — and prints REST as a ratio to that raw baseline.
 // BENCH_SERVER_ENV adds environment settings to the server process, for experiments
 // (BENCH_SERVER_ENV="GOGC=400 GOMAXPROCS=1").
+//
+// With -baseline-rev REV (e.g. main) the baseline is instead the casus binary of that git
+// revision, built in a temporary worktree and serving the same database: the rounds
+// alternate between the two servers and REST is printed as a ratio to the baseline's
+// throughput (the guard against regressions: REST/base ≥ 0.95).
 package main
 
 import (
@@ -32,6 +37,7 @@ var (
 	duration    = flag.Duration("duration", 2*time.Second, "time per round and side")
 	rounds      = flag.Int("rounds", 3, "alternating rounds of raw pgx and REST per figure")
 	only        = flag.String("only", "", "run only the request shapes whose name contains this")
+	baseRev     = flag.String("baseline-rev", "", "compare with the casus binary of this git revision (built in a temporary worktree) instead of raw pgx")
 	pool        = flag.Int("pool", 2*runtime.NumCPU()+1, "connections of the server's data-API pool (DB_POOL; this is its default) and of the raw baseline's pool")
 )
 
@@ -56,6 +62,18 @@ func main() {
 		log.Fatal(err)
 	}
 	defer srv.Stop()
+	var base *benchutil.Server
+	if *baseRev != "" {
+		bin, cleanup, err := benchutil.BuildRevision(ctx, *baseRev)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer cleanup()
+		if base, err = benchutil.StartServerBinary(ctx, bin, dbURL, append([]string{"RATE_LIMIT_ENABLED=false", fmt.Sprintf("DB_POOL=%d", *pool)}, strings.Fields(os.Getenv("BENCH_SERVER_ENV"))...)...); err != nil {
+			log.Fatal(err)
+		}
+		defer base.Stop()
+	}
 	owner, err := pgxpool.New(ctx, dbURL)
 	if err != nil {
 		log.Fatal(err)
@@ -128,7 +146,12 @@ func main() {
 		{"rpc search_cases", "POST", "/rest/v1/rpc/search_cases", func() []byte { return []byte(`{"search_query":"raspunderea","max_results":10}`) },
 			`select coalesce(json_agg(_r), '[]')::text from (select * from public.search_cases('raspunderea', 10)) _r`, nil},
 	}
-	fmt.Printf("%-32s %7s %12s %9s %9s   %12s %9s %9s   %s\n", "request", "clients", "REST req/s", "p50", "p99", "raw pgx/s", "p50", "p99", "REST/raw")
+	baseName, ratioName := "raw pgx/s", "REST/raw"
+	if base != nil {
+		baseName, ratioName = *baseRev+" req/s", "REST/base"
+		fmt.Printf("baseline: casus at %s, same database, alternating rounds\n\n", *baseRev)
+	}
+	fmt.Printf("%-32s %7s %12s %9s %9s   %12s %9s %9s   %s\n", "request", "clients", "REST req/s", "p50", "p99", baseName, "p50", "p99", ratioName)
 	for _, sh := range shapes {
 		if *only != "" && !strings.Contains(sh.name, *only) {
 			continue
@@ -149,29 +172,52 @@ func main() {
 			// for each round: a new connection must send its first request within the
 			// server's ReadHeaderTimeout (10 s), and a raw round may last longer.
 			conns := make([]*benchutil.RawConn, conc)
+			baseConns := make([]*benchutil.RawConn, conc)
+			rest := func(conns []*benchutil.RawConn) func(int) error {
+				return func(w int) error {
+					var body []byte
+					if sh.body != nil {
+						body = sh.body()
+					}
+					status, answer, err := conns[w].DoBody(body)
+					if err == nil && status >= 300 {
+						err = &benchutil.StatusError{Status: status, Body: string(answer)}
+					}
+					return err
+				}
+			}
+			restSide := rest(conns)
 			rawSide := func(w int) error { return raw(sh.sql, args()...)(w) }
-			restSide := func(w int) error {
-				var body []byte
-				if sh.body != nil {
-					body = sh.body()
-				}
-				status, answer, err := conns[w].DoBody(body)
-				if err == nil && status >= 300 {
-					err = &benchutil.StatusError{Status: status, Body: string(answer)}
-				}
-				return err
+			if base != nil {
+				rawSide = rest(baseConns)
 			}
 			// Alternating rounds, so a slower stretch of the machine weighs on both sides.
 			meter := cpuMeter{owner: owner, serverPID: srv.Cmd.Process.Pid}
+			baseMeter := meter
+			if base != nil {
+				baseMeter.serverPID = base.Cmd.Process.Pid
+			}
 			var rawRate, restRate float64
 			var rawLat, restLat []time.Duration
 			var rawErr, restErr int64
-			var rawDB, restServer, restDB time.Duration
+			var rawDB, restServer, restDB, baseServer time.Duration
 			for i := 0; i < *rounds; i++ {
-				c0 := meter.sample(ctx)
+				if base != nil {
+					for w := range baseConns {
+						if baseConns[w], err = benchutil.DialRaw(base.URL, sh.method, sh.path, extra); err != nil {
+							log.Fatal(err)
+						}
+					}
+				}
+				c0 := baseMeter.sample(ctx)
 				r, l, e := benchutil.Run(conc, *duration, rawSide)
-				_, db := meter.sample(ctx).since(c0)
-				rawRate, rawLat, rawErr, rawDB = rawRate+r/float64(*rounds), append(rawLat, l...), rawErr+e, rawDB+db
+				bs, db := baseMeter.sample(ctx).since(c0)
+				if base != nil {
+					for _, rc := range baseConns {
+						rc.Close()
+					}
+				}
+				rawRate, rawLat, rawErr, rawDB, baseServer = rawRate+r/float64(*rounds), append(rawLat, l...), rawErr+e, rawDB+db, baseServer+bs
 				for w := range conns {
 					if conns[w], err = benchutil.DialRaw(srv.URL, sh.method, sh.path, extra); err != nil {
 						log.Fatal(err)
@@ -189,6 +235,9 @@ func main() {
 				return float64(d.Microseconds()) / (rate * duration.Seconds() * float64(*rounds))
 			}
 			cpu := fmt.Sprintf("   cpu µs/req: REST server %.0f + db %.0f, raw db %.0f", perReq(restServer, restRate), perReq(restDB, restRate), perReq(rawDB, rawRate))
+			if base != nil {
+				cpu = fmt.Sprintf("   cpu µs/req: REST server %.0f + db %.0f, base server %.0f + db %.0f", perReq(restServer, restRate), perReq(restDB, restRate), perReq(baseServer, rawRate), perReq(rawDB, rawRate))
+			}
 			fmt.Printf("%-32s %7d %12.0f %9s %9s   %12.0f %9s %9s   %.2f", sh.name, conc, restRate, benchutil.MS(benchutil.Percentile(restLat, 50)), benchutil.MS(benchutil.Percentile(restLat, 99)),
 				rawRate, benchutil.MS(benchutil.Percentile(rawLat, 50)), benchutil.MS(benchutil.Percentile(rawLat, 99)), restRate/rawRate)
 			fmt.Print(cpu)
@@ -197,6 +246,10 @@ func main() {
 			}
 			fmt.Println()
 		}
+	}
+	if base != nil {
+		fmt.Println("\nguard: REST/base ≥ 0.95 (no regression over 5 % against " + *baseRev + ")")
+		return
 	}
 	fmt.Println("\ntargets: REST/raw ≥ 0.6 for reads; REST p99 < 20 ms at 32 clients")
 }

@@ -35,53 +35,77 @@ func (e *Error) Render(w http.ResponseWriter, _ *http.Request) {
 	httpx.WriteJSON(w, e.Status, map[string]any{"code": e.Code, "message": e.Message, "details": e.Details, "hint": e.Hint})
 }
 
-// errDef is one entry of the catalogue: a PostgREST error code, its status and its
-// message (a format filled with the request's names).
+// errDef is one entry of the catalogue: a code, its status and its message (a format
+// filled with the request's names), and where the text comes from.
 type errDef struct {
 	Code    string
 	Status  int
 	Message string
+	Origin  errOrigin
 }
+
+type errOrigin int
+
+const (
+	// fromPostgREST: the message is PostgREST's, word for word (src/library/PostgREST/Error.hs).
+	fromPostgREST errOrigin = iota
+	// fromPostgRESTv12: PostgREST v12's text for an error later versions dropped (PGRST119).
+	fromPostgRESTv12
+	// fromSupabase: the API gateway's answer in front of PostgREST on Supabase.
+	fromSupabase
+	// fromCasus: no PostgREST text exists (its parser's messages come from a parser
+	// generator; the size limits are Casus's own); the code is the one PostgREST uses.
+	fromCasus
+)
 
 // The catalogue: every error this API answers by itself is built from one of these
 // (errors of the database pass through fromPG with PostgreSQL's own code and text).
-// Messages are PostgREST's, word for word (src/library/PostgREST/Error.hs).
 var (
-	defQueryParam         = errDef{"PGRST100", 400, "%s"}
-	defRPCMethod          = errDef{"PGRST101", 405, "%s"}
-	defInvalidBody        = errDef{"PGRST102", 400, "%s"}
-	defInvalidRange       = errDef{"PGRST103", 416, "Requested range not satisfiable"}
-	defInvalidFilters     = errDef{"PGRST105", 405, "Filters must include all and only primary key columns with 'eq' operators"}
-	defUnacceptableSchema = errDef{"PGRST106", 406, "The schema must be one of the following: %s"}
-	defMediaType          = errDef{"PGRST107", 406, "None of these media types are available: %s"}
-	defNotEmbedded        = errDef{"PGRST108", 400, "'%s' is not an embedded resource in this request"}
-	defPutLimit           = errDef{"PGRST114", 400, "limit/offset querystring parameters are not allowed for PUT"}
-	defPutMatchingPK      = errDef{"PGRST115", 400, "Payload values do not match URL in primary key column(s)"}
-	defSingularity        = errDef{"PGRST116", 406, "JSON object requested, multiple (or no) rows returned"}
-	defUnsupportedMethod  = errDef{"PGRST117", 405, "Unsupported HTTP method: %s"}
-	defRelatedOrder       = errDef{"PGRST118", 400, "A related order on '%s' is not possible"}
-	defRaiseParse         = errDef{"PGRST121", 500, "Could not parse JSON in the RAISE SQLSTATE 'PGRST' error"}
-	defInvalidPreferences = errDef{"PGRST122", 400, "Invalid preferences given with handling=strict"}
-	defAggregates         = errDef{"PGRST123", 400, "Use of aggregate functions is not allowed"}
-	defMaxAffected        = errDef{"PGRST124", 400, "Query result exceeds max-affected preference constraint"}
-	defNoRelationship     = errDef{"PGRST200", 400, "Could not find a relationship between '%s' and '%s' in the schema cache"}
-	defAmbiguousRel       = errDef{"PGRST201", 300, "Could not embed because more than one relationship was found for '%s' and '%s'"}
-	defNoFunction         = errDef{"PGRST202", 404, "Could not find the function %s in the schema cache"}
-	defAmbiguousFunc      = errDef{"PGRST203", 300, "Could not choose the best candidate function between: %s"}
-	defNoColumn           = errDef{"PGRST204", 400, "Could not find the '%s' column of '%s' in the schema cache"}
-	defNoTable            = errDef{"PGRST205", 404, "Could not find the table '%s.%s' in the schema cache"}
-	defJWTDecode          = errDef{"PGRST301", 401, "%s"}
-	defJWTClaims          = errDef{"PGRST303", 401, "%s"}
+	defQueryParam         = errDef{"PGRST100", 400, "%s", fromCasus}
+	defRPCMethod          = errDef{"PGRST101", 405, "Cannot use the %s method on RPC", fromPostgREST}
+	defInvalidJSON        = errDef{"PGRST102", 400, "Empty or invalid json", fromPostgREST}
+	defKeysMismatch       = errDef{"PGRST102", 400, "All object keys must match", fromPostgREST}
+	defBodyTooLarge       = errDef{"PGRST102", 413, "Request body too large", fromCasus}
+	defBodyUnreadable     = errDef{"PGRST102", 400, "Could not read the request body", fromCasus}
+	defInvalidNumber      = errDef{"PGRST102", 400, "\"%s\" is not a valid %s", fromCasus}
+	defInvalidRange       = errDef{"PGRST103", 416, "Requested range not satisfiable", fromPostgREST}
+	defInvalidFilters     = errDef{"PGRST105", 405, "Filters must include all and only primary key columns with 'eq' operators", fromPostgREST}
+	defUnacceptableSchema = errDef{"PGRST106", 406, "Invalid schema: %s", fromPostgREST}
+	defMediaType          = errDef{"PGRST107", 406, "None of these media types are available: %s", fromPostgREST}
+	defNotEmbedded        = errDef{"PGRST108", 400, "'%s' is not an embedded resource in this request", fromPostgREST}
+	defPutLimit           = errDef{"PGRST114", 400, "limit/offset querystring parameters are not allowed for PUT", fromPostgREST}
+	defPutMatchingPK      = errDef{"PGRST115", 400, "Payload values do not match URL in primary key column(s)", fromPostgREST}
+	defSingularity        = errDef{"PGRST116", 406, "Cannot coerce the result to a single JSON object", fromPostgREST}
+	defUnsupportedMethod  = errDef{"PGRST117", 405, "Unsupported HTTP method: %s", fromPostgREST}
+	defRelatedOrder       = errDef{"PGRST118", 400, "A related order on '%s' is not possible", fromPostgREST}
+	defUnacceptableFilter = errDef{"PGRST120", 400, "Bad operator on the '%s' embedded resource", fromPostgREST}
+	defRaiseParse         = errDef{"PGRST121", 500, "Could not parse JSON in the \"RAISE SQLSTATE 'PGRST'\" error", fromPostgREST}
+	defInvalidPreferences = errDef{"PGRST122", 400, "Invalid preferences given with handling=strict", fromPostgREST}
+	defAggregates         = errDef{"PGRST123", 400, "Use of aggregate functions is not allowed", fromPostgREST}
+	defMaxAffected        = errDef{"PGRST124", 400, "Query result exceeds max-affected preference constraint", fromPostgREST}
+	defNoRelationship     = errDef{"PGRST200", 400, "Could not find a relationship between '%s' and '%s' in the schema cache", fromPostgREST}
+	defAmbiguousRel       = errDef{"PGRST201", 300, "Could not embed because more than one relationship was found for '%s' and '%s'", fromPostgREST}
+	defNoFunction         = errDef{"PGRST202", 404, "Could not find the function %s.%s%s in the schema cache", fromPostgREST}
+	defAmbiguousFunc      = errDef{"PGRST203", 300, "Could not choose the best candidate function between: %s", fromPostgREST}
+	defNoColumn           = errDef{"PGRST204", 400, "Could not find the '%s' column of '%s' in the schema cache", fromPostgREST}
+	defNoTable            = errDef{"PGRST205", 404, "Could not find the table '%s.%s' in the schema cache", fromPostgREST}
+	defBadCrypto          = errDef{"PGRST301", 401, "JWT cryptographic operation failed", fromPostgREST}
+	defJWTExpired         = errDef{"PGRST303", 401, "JWT expired", fromPostgREST}
+	defNoAPIKey           = errDef{"PGRST301", 401, "No API key found in request", fromSupabase}
+	defInvalidAPIKey      = errDef{"PGRST301", 401, "Invalid API key", fromSupabase}
+	defRoleNotAllowed     = errDef{"PGRST301", 401, "%s", fromCasus}
+	defUnavailable        = errDef{"PGRST001", 503, "Database client error. Retrying the connection.", fromPostgREST}
 )
 
 // catalogue lists the entries, for the test that checks them against PostgREST's texts.
-var catalogue = []errDef{defQueryParam, defRPCMethod, defInvalidBody, defInvalidRange, defInvalidFilters,
-	defUnacceptableSchema, defMediaType, defNotEmbedded, defPutLimit, defPutMatchingPK, defSingularity,
-	defUnsupportedMethod, defRelatedOrder, defRaiseParse, defInvalidPreferences,
-	defAggregates, defMaxAffected, defNoRelationship, defAmbiguousRel, defNoFunction, defAmbiguousFunc, defNoColumn, defNoTable,
-	defJWTDecode, defJWTClaims}
+var catalogue = []errDef{defQueryParam, defRPCMethod, defInvalidJSON, defKeysMismatch, defBodyTooLarge,
+	defBodyUnreadable, defInvalidNumber, defInvalidRange, defInvalidFilters, defUnacceptableSchema, defMediaType,
+	defNotEmbedded, defPutLimit, defPutMatchingPK, defSingularity, defUnsupportedMethod, defRelatedOrder,
+	defUnacceptableFilter, defRaiseParse, defInvalidPreferences, defAggregates, defMaxAffected,
+	defNoRelationship, defAmbiguousRel, defNoFunction, defAmbiguousFunc, defNoColumn, defNoTable, defBadCrypto, defJWTExpired,
+	defNoAPIKey, defInvalidAPIKey, defRoleNotAllowed, defUnavailable}
 
-// new builds the error; details and hint are "" for none.
+// new builds the error; details and hint are "" (or nil) for none.
 func (d errDef) new(details, hint any, args ...any) *Error {
 	e := &Error{Status: d.Status, Code: d.Code, Message: d.Message}
 	if len(args) > 0 {
@@ -103,28 +127,25 @@ func errFilterParse(what, details string) *Error {
 	return errQueryParam(fmt.Sprintf("failed to parse filter (%s)", what), details)
 }
 func errUnknownOperator(op string) *Error { return errQueryParam("unknown operator "+op, "") }
-func errEmbedFilter() *Error {
-	return errQueryParam("an embedded resource can only be filtered with is.null or not.is.null", "")
+func errEmbedFilter(embed string) *Error {
+	return defUnacceptableFilter.new("Only is null or not is null filters are allowed on embedded resources", "", embed)
 }
 func errSpreadPlainColumns() *Error {
 	return errQueryParam("spread embeds support plain columns only", "")
 }
+
+// errVolatileGet: GET calls only stable and immutable functions (PostgREST would run a
+// volatile one read-only and let it fail when it writes; Casus refuses it up front).
 func errVolatileGet() *Error {
-	return defRPCMethod.new("", "", "Cannot use the GET method on RPC for functions that are volatile; use POST")
+	return defRPCMethod.new("The function is volatile: call it with POST", "", "GET")
 }
-func errRPCMethod() *Error { return defRPCMethod.new("", "", "Only GET and POST are allowed for RPC") }
-func errInvalidJSON(err error) *Error {
-	return defInvalidBody.new(err.Error(), "", "Empty or invalid json")
-}
-func errKeysMismatch() *Error { return defInvalidBody.new("", "", "All object keys must match") }
-func errBodyTooLarge() *Error {
-	e := defInvalidBody.new("", "", "Request body too large")
-	e.Status = 413
-	return e
-}
-func errBodyUnreadable() *Error { return defInvalidBody.new("", "", "Could not read the request body") }
+func errRPCMethod(method string) *Error { return defRPCMethod.new("", "", method) }
+func errInvalidJSON() *Error            { return defInvalidJSON.new("", "") }
+func errKeysMismatch() *Error           { return defKeysMismatch.new("", "") }
+func errBodyTooLarge() *Error           { return defBodyTooLarge.new("", "") }
+func errBodyUnreadable() *Error         { return defBodyUnreadable.new("", "") }
 func errInvalidNumber(val, what string) *Error {
-	return defInvalidBody.new("", "", fmt.Sprintf("\"%s\" is not a valid %s", val, what))
+	return defInvalidNumber.new("", "", val, what)
 }
 func errRangeNotSatisfiable(offset int, total int64) *Error {
 	e := defInvalidRange.new(fmt.Sprintf("An offset of %d was requested, but there are only %d rows.", offset, total), "")
@@ -132,10 +153,20 @@ func errRangeNotSatisfiable(offset int, total int64) *Error {
 	return e
 }
 func errPutFilters() *Error { return defInvalidFilters.new("", "") }
-func errUnacceptableSchema(schemas []string) *Error {
-	return defUnacceptableSchema.new("", "", strings.Join(schemas, ", "))
+func errUnacceptableSchema(schema string, schemas []string) *Error {
+	return defUnacceptableSchema.new("", "Only the following schemas are exposed: "+strings.Join(schemas, ", "), schema)
 }
-func errNotAcceptable(accept string) *Error { return defMediaType.new("", "", accept) }
+
+// errNotAcceptable lists the media types Accept asked for, as PostgREST does.
+func errNotAcceptable(accept string) *Error {
+	var types []string
+	for _, part := range strings.Split(accept, ",") {
+		if mt, _, _ := strings.Cut(part, ";"); strings.TrimSpace(mt) != "" {
+			types = append(types, strings.TrimSpace(mt))
+		}
+	}
+	return defMediaType.new("", "", strings.Join(types, ", "))
+}
 func errNotEmbedded(name string) *Error {
 	return defNotEmbedded.new("", fmt.Sprintf("Verify that '%s' is included in the 'select' query parameter.", name), name)
 }
@@ -156,37 +187,56 @@ func errMaxAffected(n int) *Error {
 	return defMaxAffected.new(fmt.Sprintf("The query affects %d rows", n), "")
 }
 
-// errNoRelationship is PGRST200; hint is "" for none (see noRelationship).
+// errNoRelationship is PGRST200 with PostgREST's details; hint is "" for none (see
+// noRelationship in relationships.go).
 func errNoRelationship(parent, child, details, hint string) *Error {
 	return defNoRelationship.new(details, hint, parent, child)
 }
 
-// errAmbiguousRelationship is PGRST201: details lists each relationship found, hints
-// names them as target!constraint.
+// errAmbiguousRelationship is PGRST201: details lists each relationship found
+// (cardinality, embedding, relationship), hints names them as 'target!constraint'.
 func errAmbiguousRelationship(parent, child string, details []map[string]string, hints []string) *Error {
-	return defAmbiguousRel.new(details, fmt.Sprintf("Try changing '%s' to one of the following: %s. Find the desired relationship in the 'details' key.",
-		child, strings.Join(hints, ", ")), parent, child)
+	return defAmbiguousRel.new(details, "Try changing '"+child+"' to one of the following: "+strings.Join(hints, ", ")+
+		". Find the desired relationship in the 'details' key.", parent, child)
 }
 
-// errNoFunction is PGRST202: fn is schema.name with its parameters as PostgREST
-// writes them (see funcNotFound).
-func errNoFunction(fn, details, hint string) *Error { return defNoFunction.new(details, hint, fn) }
+// errNoFunction is PGRST202; params is " without parameters", "(a, b)" or "" (a body
+// passed as the one unnamed parameter), details and hint as funcNotFound writes them.
+func errNoFunction(schema, name, params, details, hint string) *Error {
+	return defNoFunction.new(details, hint, schema, name, params)
+}
 
-// errAmbiguousFunction is PGRST203 naming each candidate.
+// errAmbiguousFunction is PGRST203 naming each candidate with its parameters.
 func errAmbiguousFunction(candidates []string) *Error {
 	return defAmbiguousFunc.new("", "Try renaming the parameters or the function itself in the database so function overloading can be resolved",
 		strings.Join(candidates, ", "))
 }
+
 func errAggregatesNotAllowed() *Error           { return defAggregates.new("", "") }
 func errNoPayloadColumn(col, rel string) *Error { return defNoColumn.new("", "", col, rel) }
 func errNoTable(schema, name string) *Error     { return defNoTable.new("", "", schema, name) }
+
+// The 401s carry WWW-Authenticate as PostgREST sends it.
 func errNoAPIKey() *Error {
-	return defJWTDecode.new("", "No `apikey` request header or url param was found.", "No API key found in request")
+	return defNoAPIKey.new("", "No `apikey` request header or url param was found.")
 }
-func errInvalidAPIKey() *Error            { return defJWTDecode.new("", "", "Invalid API key") }
-func errInvalidJWT() *Error               { return defJWTDecode.new("", "", "JWSError JWSInvalidSignature") }
-func errRoleNotAllowed(msg string) *Error { return defJWTDecode.new("", "", msg) }
-func errJWTExpired() *Error               { return defJWTClaims.new("", "", "JWT expired") }
+func errInvalidAPIKey() *Error { return defInvalidAPIKey.new("", "") }
+func errInvalidJWT() *Error    { return invalidToken(defBadCrypto.new("", "")) }
+func errJWTExpired() *Error    { return invalidToken(defJWTExpired.new("", "")) }
+func errRoleNotAllowed(msg string) *Error {
+	return defRoleNotAllowed.new("", "", msg)
+}
+
+func invalidToken(e *Error) *Error {
+	e.Headers = map[string]string{"WWW-Authenticate": `Bearer error="invalid_token", error_description=` + strconv.Quote(e.Message)}
+	return e
+}
+
+// errInternal answers an error of the database's internals without its text (which is
+// logged): PostgreSQL's code, PostgREST's status for it.
+func errInternal(code string, authenticated bool) *Error {
+	return &Error{Status: pgStatus(code, authenticated), Code: code, Message: "Internal database error"}
+}
 
 // errUndefinedColumn is PostgreSQL's own error for a column a filter or select names
 // that the relation lacks (PostgREST lets the database report it).

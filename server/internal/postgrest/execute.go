@@ -244,7 +244,7 @@ func (s *Server) dbError(x *exchange, p ActionPlan, err error) error {
 	if internalSQLState(pg.Code) {
 		s.d.Log.Error("postgrest: database error", "request_id", p.Request().Headers["x-request-id"], "code", pg.Code,
 			"message", pg.Message, "detail", pg.Detail, "hint", pg.Hint)
-		return &Error{Status: pgStatus(pg.Code, x.id.HasUserToken), Code: pg.Code, Message: "Internal database error"}
+		return errInternal(pg.Code, x.id.HasUserToken)
 	}
 	e := fromPG(err, x.id.HasUserToken)
 	if pe, ok := e.(*Error); ok {

@@ -79,7 +79,7 @@ func TestRelatedOrderAndEmbedPresenceInLogic(t *testing.T) {
 	if got := strings.Join(codes(t, r), " "); got != "CIV1AAA PEN2BBB" {
 		t.Fatalf("nested logic with embed presence: %s", r.raw)
 	}
-	e.expectErr(e.do("GET", "cases?select=case_code,case_articles(id)&or=(case_articles.eq.1,case_code.eq.x)", a, nil), 400, "PGRST100")
+	e.expectErr(e.do("GET", "cases?select=case_code,case_articles(id)&or=(case_articles.eq.1,case_code.eq.x)", a, nil), 400, "PGRST120")
 	// Without the embed in select, the name is an unknown column.
 	e.expectErr(e.do("GET", "cases?select=case_code&or=(case_articles.not.is.null,case_code.eq.x)", a, nil), 400, "42703")
 }
@@ -218,5 +218,37 @@ func TestRaisedErrors(t *testing.T) {
 		if r.status != want.status || m["code"] != want.code {
 			t.Errorf("%s: want %d %s, got %d %s", kind, want.status, want.code, r.status, r.raw)
 		}
+	}
+}
+
+// Single objects are built by PostgreSQL: a function returning one row answers it as an
+// object, and Accept: application/vnd.pgrst.object+json turns a
+// one-row read or set-returning call into that object, with nulls stripped on request.
+func TestSingleObjectsFromTheStatement(t *testing.T) {
+	e := setup(t)
+	a := e.token("authenticated", userA)
+	e.ddl(`create function public.t_case(code text) returns public.cases language sql stable
+		  as $$ select * from public.cases where case_code = code $$;
+		create function public.t_cases(codes text[]) returns setof public.cases language sql stable
+		  as $$ select * from public.cases where case_code = any(codes) $$;
+		grant execute on function public.t_case(text), public.t_cases(text[]) to authenticated`, "rpc/t_case?code=x", a)
+	r := e.do("GET", "rpc/t_case?code=PEN2BBB&select=case_code,week_number", a, nil)
+	// PostgREST sends a Content-Range with every call's answer, one row included.
+	if r.status != 200 || r.raw != `{"case_code":"PEN2BBB","week_number":2}` || r.header.Get("Content-Range") != "0-0/*" {
+		t.Fatalf("one-row function: %d %q %v", r.status, r.raw, r.header)
+	}
+	// A function returning a composite yields one row of nulls when its query finds none.
+	if r = e.do("GET", "rpc/t_case?code=NOPE&select=case_code", a, nil); r.status != 200 || r.raw != `{"case_code":null}` {
+		t.Fatalf("one-row function without a row: %d %q", r.status, r.raw)
+	}
+	obj := []string{"Accept", "application/vnd.pgrst.object+json"}
+	r = e.do("POST", "rpc/t_cases?select=case_code,subcategory", a, map[string]any{"codes": []string{"CON3CCC"}}, obj...)
+	if r.status != 200 || r.raw != `{"case_code":"CON3CCC","subcategory":null}` || r.header.Get("Content-Range") != "0-0/*" {
+		t.Fatalf("set-returning function as one object: %d %q %v", r.status, r.raw, r.header)
+	}
+	e.expectErr(e.do("POST", "rpc/t_cases?select=case_code", a, map[string]any{"codes": []string{"CON3CCC", "PEN2BBB"}}, obj...), 406, "PGRST116")
+	r = e.do("GET", "cases?select=case_code,subcategory&case_code=eq.CON3CCC", a, nil, "Accept", "application/vnd.pgrst.object+json;nulls=stripped")
+	if r.status != 200 || r.raw != `{"case_code":"CON3CCC"}` {
+		t.Fatalf("stripped single read: %d %q", r.status, r.raw)
 	}
 }

@@ -39,6 +39,7 @@ func testSchema() *Schema {
 	profiles.FKs = []*FK{{Name: "profiles_author_id_fkey", From: profiles, To: authors, FromCols: []string{"author_id"}, ToCols: []string{"id"}, OneToOne: true}}
 	sc := &Schema{Relations: map[string]*Relation{}, Funcs: map[string]*Func{
 		"public.search_cases": {Schema: "public", Name: "search_cases", Args: []Arg{{Name: "q", Type: "text"}, {Name: "weeks", Type: "integer[]", HasDefault: true}}, ReturnsSet: true, ReturnsRow: true, Result: cases},
+		"public.first_case":   {Schema: "public", Name: "first_case", Args: []Arg{{Name: "code", Type: "text"}}, ReturnsRow: true, Result: cases},
 		"public.case_count":   {Schema: "public", Name: "case_count", Args: []Arg{{Name: "week", Type: "integer", HasDefault: true}}, ReturnType: "integer"},
 		"public.touch":        {Schema: "public", Name: "touch", Args: []Arg{{Name: "meta", Type: "jsonb"}}, Void: true, Volatile: true},
 		"public.echo":         {Schema: "public", Name: "echo", Args: []Arg{{Name: "", Type: "json"}}, ReturnType: "json", SingleJSON: true, Unnamed: "json", Volatile: true},
@@ -137,7 +138,8 @@ func FuzzStatement(f *testing.F) {
 		{"POST", "cases", "return=representation"}, {"POST", "cases", "resolution=merge-duplicates,missing=default"},
 		{"PATCH", "cases", "return=representation"}, {"PUT", "cases", ""}, {"DELETE", "cases", "return=representation"},
 		{"GET", "rpc/search_cases", ""}, {"POST", "rpc/search_cases", ""}, {"POST", "rpc/case_count", ""},
-		{"POST", "rpc/touch", ""}, {"POST", "rpc/echo", ""},
+		{"POST", "rpc/touch", ""}, {"POST", "rpc/echo", ""}, {"GET", "rpc/first_case", ""},
+		{"GET", "cases", "Accept: application/vnd.pgrst.object+json;nulls=stripped"},
 	}
 	f.Fuzz(func(t *testing.T, qs, body string) {
 		if _, err := url.ParseQuery(qs); err != nil {
@@ -176,13 +178,18 @@ func maxParam(sql string) int {
 	return n
 }
 
-// planFor runs Parse and Plan on a request to /rest/v1/<pathQuery>.
-func planFor(sc *Schema, method, pathQuery, prefer, body string) (ActionPlan, error) {
+// planFor runs Parse and Plan on a request to /rest/v1/<pathQuery>; headers is a Prefer
+// value, or "Name: value" pairs separated by " && ".
+func planFor(sc *Schema, method, pathQuery, headers, body string) (ActionPlan, error) {
 	path, qs, _ := strings.Cut(pathQuery, "?")
 	r := &http.Request{Method: method, URL: &url.URL{Path: "/rest/v1/" + path, RawQuery: qs}, Header: http.Header{},
 		Body: io.NopCloser(strings.NewReader(body))}
-	if prefer != "" {
-		r.Header.Set("Prefer", prefer)
+	for _, h := range strings.Split(headers, " && ") {
+		if k, v, ok := strings.Cut(h, ": "); ok {
+			r.Header.Set(k, v)
+		} else if h != "" {
+			r.Header.Set("Prefer", h)
+		}
 	}
 	req, err := Parse(r, []string{"public"})
 	if err != nil {

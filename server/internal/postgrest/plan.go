@@ -449,7 +449,7 @@ func (pl *planner) logic(n *readNode, l *Logic) (condition, error) {
 func (pl *planner) condition(n *readNode, f Filter) (condition, error) {
 	if j := n.joinNamed(f.Column, false); j != nil && n.Rel.Column(f.Column) == nil && len(f.JSON) == 0 {
 		if f.Op != "is" {
-			return condition{}, errEmbedFilter()
+			return condition{}, errEmbedFilter(f.Column)
 		}
 		not := f.Not
 		switch strings.ToLower(f.Value) {
@@ -457,7 +457,7 @@ func (pl *planner) condition(n *readNode, f Filter) (condition, error) {
 			not = !not
 		case "not_null":
 		default:
-			return condition{}, errEmbedFilter()
+			return condition{}, errEmbedFilter(f.Column)
 		}
 		return condition{Presence: j, Not: not}, nil
 	}
@@ -615,12 +615,12 @@ func payload(req *ApiRequest, rel *Relation) (string, []string, error) {
 	var rows []map[string]json.RawMessage
 	if trimmed[0] == '[' {
 		if err := json.Unmarshal(trimmed, &rows); err != nil {
-			return "", nil, errInvalidJSON(err)
+			return "", nil, errInvalidJSON()
 		}
 	} else {
 		var one map[string]json.RawMessage
 		if err := json.Unmarshal(trimmed, &one); err != nil {
-			return "", nil, errInvalidJSON(err)
+			return "", nil, errInvalidJSON()
 		}
 		rows = []map[string]json.RawMessage{one}
 	}
@@ -800,7 +800,7 @@ func planCall(req *ApiRequest, sc *Schema, cfg PlanConfig) (*CallPlan, error) {
 		if kind == bodyJSON {
 			rawBody = bytes.TrimSpace(rawBody)
 			if len(rawBody) > 0 && !json.Valid(rawBody) {
-				return nil, errInvalidJSON(json.Unmarshal(rawBody, new(any)))
+				return nil, errInvalidJSON()
 			}
 			if len(rawBody) > 0 && rawBody[0] == '{' {
 				_ = json.Unmarshal(rawBody, &args)
@@ -812,7 +812,7 @@ func planCall(req *ApiRequest, sc *Schema, cfg PlanConfig) (*CallPlan, error) {
 			args[k] = j
 		}
 	default:
-		return nil, errRPCMethod()
+		return nil, errRPCMethod(req.Method)
 	}
 	keys := make([]string, 0, len(args))
 	for k := range args {

@@ -215,7 +215,7 @@ func profile(r *http.Request, schemas []string) (string, error) {
 			return h, nil
 		}
 	}
-	return "", errUnacceptableSchema(schemas)
+	return "", errUnacceptableSchema(h, schemas)
 }
 
 // mediaTypes are the bodies this API produces (JSON, the single-object JSON, CSV).

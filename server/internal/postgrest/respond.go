@@ -207,18 +207,8 @@ func respondCall(p *CallPlan, res result) (*response, error) {
 	case f.Void:
 		r.status = http.StatusNoContent
 		return r, nil
-	case f.ReturnsRow && !f.ReturnsSet && !p.Req.Media.Single:
-		// A function returning one composite answers with an object (or null).
-		var arr []json.RawMessage
-		_ = json.Unmarshal(res.body, &arr)
-		r.status, r.hasBody, r.body = http.StatusOK, true, []byte("null")
-		if len(arr) > 0 {
-			r.body = arr[0]
-		}
-		r.set("Content-Range", contentRange(res, 0))
-		r.set("Content-Type", contentType(p.Req.Media, false))
-		return r, nil
-	case !f.ReturnsSet && !f.ReturnsRow && !p.Req.Media.Single:
+	case !f.ReturnsSet && !p.Req.Media.Single:
+		// One composite (an object or null, built by the statement) or one scalar.
 		r.status, r.hasBody, r.body = http.StatusOK, true, res.body
 		r.set("Content-Range", contentRange(res, 0))
 		r.set("Content-Type", contentType(p.Req.Media, false))
@@ -237,9 +227,7 @@ func (r *response) rows(req *ApiRequest, res result, status, offset int) error {
 		if res.rows != 1 {
 			return errSingular(res.rows)
 		}
-		var arr []json.RawMessage
-		_ = json.Unmarshal(body, &arr)
-		body = arr[0]
+		// The statement built the object (sql.go, listBody).
 		r.set("Content-Type", contentType(req.Media, true))
 	case req.Media.CSV:
 		csv, err := toCSV(body)

@@ -116,9 +116,9 @@ func funcNotFound(sc *Schema, schema, name string, keys []string, kind bodyKind,
 	if len(keys) > 0 {
 		prms = "(" + strings.Join(keys, ", ") + ")"
 	}
-	named := fn
-	if !onlyBody {
-		named += prms
+	named := prms
+	if onlyBody {
+		named = ""
 	}
 	det := " without parameters"
 	if len(keys) == 1 {
@@ -138,7 +138,7 @@ func funcNotFound(sc *Schema, schema, name string, keys []string, kind bodyKind,
 	}
 	details := "Searched for the function " + fn + det + ", but no matches were found in the schema cache."
 	if onlyBody {
-		return errNoFunction(named, details, "")
+		return errNoFunction(schema, name, named, details, "")
 	}
 	if len(procs) == 0 {
 		var names []string
@@ -151,7 +151,7 @@ func funcNotFound(sc *Schema, schema, name string, keys []string, kind bodyKind,
 		if best, ok := fuzzyBest(names, name, 0.75); ok {
 			hint = "Perhaps you meant to call the function " + schema + "." + best
 		}
-		return errNoFunction(named, details, hint)
+		return errNoFunction(schema, name, named, details, hint)
 	}
 	var lists []string
 	for _, f := range procs {
@@ -166,7 +166,7 @@ func funcNotFound(sc *Schema, schema, name string, keys []string, kind bodyKind,
 	if best, ok := fuzzyBest(lists, "("+strings.Join(keys, ", ")+")", 0.33); ok {
 		hint = "Perhaps you meant to call the function " + schema + "." + name + best
 	}
-	return errNoFunction(named, details, hint)
+	return errNoFunction(schema, name, named, details, hint)
 }
 
 // fuzzyBest is the candidate most like q (PostgREST's fuzzy-set hints: candidates sharing

@@ -118,14 +118,24 @@ func (w *sqlWriter) arg(v any) string {
 	return fmt.Sprintf("$%d", len(w.args))
 }
 
-// listBody is the select expression that builds the JSON array body from the rows of _r.
+// listBody is the select expression that builds the JSON body from the rows of _r: an
+// array, or for a single object (Accept: application/vnd.pgrst.object+json) the first
+// row as an object, built by PostgreSQL (respond refuses it unless there is one row).
 func listBody(m Media) string {
-	if m.GeoJSON && m.GeoFunc != "" {
+	return body(m, m.Single)
+}
+
+func body(m Media, object bool) string {
+	switch {
+	case m.GeoJSON && m.GeoFunc != "":
 		// PostgREST's FeatureCollection: each row a Feature, its geometry column the
 		// geometry and the other columns its properties.
 		return "json_build_object('type', 'FeatureCollection', 'features', coalesce(json_agg(" + m.GeoFunc + "(_r)::json), '[]'))::text"
-	}
-	if m.Strip {
+	case object && m.Strip:
+		return "json_strip_nulls(coalesce(json_agg(_r)->0, 'null'))::text"
+	case object:
+		return "coalesce(json_agg(_r)->0, 'null')::text"
+	case m.Strip:
 		return "json_strip_nulls(coalesce(json_agg(_r), '[]'))::text"
 	}
 	return "coalesce(json_agg(_r), '[]')::text"
@@ -635,7 +645,9 @@ func (w *sqlWriter) call(p *CallPlan) string {
 			from = " from _src _t0"
 			count = "(select count(*) from _src _t0" + where + ")"
 		}
-		return with + "select " + listBody(p.Req.Media) + ", count(_r)::int, " + count + " from (select " + strings.Join(list, ", ") +
+		// A function returning one row (not a set) answers that row as an object.
+		object := p.Req.Media.Single || !f.ReturnsSet
+		return with + "select " + body(p.Req.Media, object) + ", count(_r)::int, " + count + " from (select " + strings.Join(list, ", ") +
 			from + where + w.groupBy(n) + w.orderBy(n) + limitOffset(n, p.MaxRows) + ") _r"
 	}
 	total := "null::bigint"

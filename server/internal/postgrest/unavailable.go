@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/http"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -13,7 +12,7 @@ import (
 // errUnavailable is PostgREST's answer when the database cannot be reached or the
 // connection broke (its client errors): 503, which supabase-js treats as transient. The
 // driver's text (addresses, ports) stays in the log.
-var errUnavailable = &Error{Status: http.StatusServiceUnavailable, Code: "PGRST001", Message: "Database client error. Retrying the connection."}
+var errUnavailable = defUnavailable.new("", "")
 
 // connectionLost reports whether err is the database being out of reach rather than an
 // answer of the database: a failed connection attempt (even one the server refused

@@ -82,6 +82,12 @@ func StartServer(ctx context.Context, databaseURL string, extraEnv ...string) (*
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("%s not built: run `make build/server` first", bin)
 	}
+	return StartServerBinary(ctx, bin, databaseURL, extraEnv...)
+}
+
+// StartServerBinary is StartServer with another casus binary (a baseline built from an
+// older revision, see BuildRevision).
+func StartServerBinary(ctx context.Context, bin, databaseURL string, extraEnv ...string) (*Server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -185,4 +191,37 @@ func MS(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Micros
 func KeepBackendHeap(ctx context.Context, conn *pgx.Conn) error {
 	_, err := conn.Exec(ctx, "select length(repeat(' ', 4194304))")
 	return err
+}
+
+// BuildRevision builds the casus binary of a git revision (a branch, tag or commit of
+// the repository in the working directory) in a temporary worktree, for a baseline
+// measured side by side with the current binary; cleanup removes it.
+func BuildRevision(ctx context.Context, rev string) (bin string, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", "casus-baseline-")
+	if err != nil {
+		return "", nil, err
+	}
+	tree := filepath.Join(dir, "tree")
+	cleanup = func() {
+		_ = exec.Command("git", "worktree", "remove", "--force", tree).Run()
+		_ = os.RemoveAll(dir)
+	}
+	run := func(wd string, name string, args ...string) error {
+		cmd := exec.CommandContext(ctx, name, args...)
+		cmd.Dir = wd
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+		}
+		return nil
+	}
+	if err := run("", "git", "worktree", "add", "--detach", tree, rev); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	bin = filepath.Join(dir, "casus")
+	if err := run(tree, "go", "build", "-o", bin, "./server/cmd/casus"); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return bin, cleanup, nil
 }
