@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Short fuzz runs (part of `make test`): the data API's query parser and SQL builder,
+# Short fuzz runs (part of `make test`): the data API's Parse, Plan and Statement for every plan kind,
 # the realtime frame codec, and the JSON string escaper against encoding/json.
 # Budgets are execution counts (about 10 s each here), not durations: with a duration, Go 1.26's
 # fuzz coordinator can report a bare "context deadline exceeded" at the deadline without any
