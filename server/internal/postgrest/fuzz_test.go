@@ -36,6 +36,9 @@ func testSchema() *Schema {
 		{Name: "book_authors_book_id_fkey", From: bookAuthors, To: books, FromCols: []string{"book_id"}, ToCols: []string{"id"}},
 		{Name: "book_authors_author_id_fkey", From: bookAuthors, To: authors, FromCols: []string{"author_id"}, ToCols: []string{"id"}},
 	}
+	// A computed field and a computed relationship (functions taking a row type).
+	books.Computed = map[string]*ComputedField{"title_upper": {Schema: "public", Name: "title_upper", Type: "text"}}
+	authors.ComputedRels = []*ComputedRel{{Schema: "public", Name: "author_books", From: authors, To: books}}
 	profiles.FKs = []*FK{{Name: "profiles_author_id_fkey", From: profiles, To: authors, FromCols: []string{"author_id"}, ToCols: []string{"id"}, OneToOne: true}}
 	sc := &Schema{Relations: map[string]*Relation{}, Funcs: map[string]*Func{
 		"public.search_cases": {Schema: "public", Name: "search_cases", Args: []Arg{{Name: "q", Type: "text"}, {Name: "weeks", Type: "integer[]", HasDefault: true}}, ReturnsSet: true, ReturnsRow: true, Result: cases},
