@@ -58,8 +58,16 @@ func (c *relCandidate) consName() string {
 	return c.fk.Name
 }
 
-// relationshipsOf lists every relationship of parent, sorted as PostgREST sorts them.
+// relationshipsOf lists every relationship of parent, sorted as PostgREST sorts them
+// (from the list made when the cache was loaded, when there is one).
 func relationshipsOf(sc *Schema, parent *Relation) []*relCandidate {
+	if sc.rels != nil {
+		return sc.rels[parent]
+	}
+	return listRelationships(sc, parent)
+}
+
+func listRelationships(sc *Schema, parent *Relation) []*relCandidate {
 	var out []*relCandidate
 	for _, fk := range parent.FKs {
 		card := cardM2O

@@ -22,6 +22,8 @@ type Schema struct {
 	// GeoJSONFunc is PostGIS's ST_AsGeoJSON(record), schema-qualified and quoted, when
 	// the extension is installed (application/geo+json); "" otherwise.
 	GeoJSONFunc string
+	// rels holds each relation's relationships, listed once per load (relationships.go).
+	rels map[*Relation][]*relCandidate
 }
 
 // Relation is a table or view.

@@ -49,7 +49,16 @@ func loadRelationshipExtras(ctx context.Context, pool *pgxpool.Pool, s *Schema, 
 		return err
 	}
 	s.GeoJSONFunc = geo
-	return loadComputed(ctx, pool, s, schemas)
+	if err := loadComputed(ctx, pool, s, schemas); err != nil {
+		return err
+	}
+	// Every relation's relationships, listed once: embeds look them up per request.
+	rels := make(map[*Relation][]*relCandidate, len(s.Relations))
+	for _, r := range s.Relations {
+		rels[r] = listRelationships(s, r)
+	}
+	s.rels = rels
+	return nil
 }
 
 // markOneToOne flags the foreign keys whose columns are exactly a primary key or a unique
