@@ -246,7 +246,12 @@ func TestSingleObjectsFromTheStatement(t *testing.T) {
 	if r.status != 200 || r.raw != `{"case_code":"CON3CCC","subcategory":null}` || r.header.Get("Content-Range") != "0-0/*" {
 		t.Fatalf("set-returning function as one object: %d %q %v", r.status, r.raw, r.header)
 	}
-	e.expectErr(e.do("POST", "rpc/t_cases?select=case_code", a, map[string]any{"codes": []string{"CON3CCC", "PEN2BBB"}}, obj...), 406, "PGRST116")
+	r = e.do("POST", "rpc/t_cases?select=case_code", a, map[string]any{"codes": []string{"CON3CCC", "PEN2BBB"}}, obj...)
+	e.expectErr(r, 406, "PGRST116")
+	// respond decides before writing: the error carries no header of a success.
+	if r.header.Get("Content-Range") != "" || r.header.Get("Preference-Applied") != "" {
+		t.Fatalf("PGRST116 with success headers: %v", r.header)
+	}
 	r = e.do("GET", "cases?select=case_code,subcategory&case_code=eq.CON3CCC", a, nil, "Accept", "application/vnd.pgrst.object+json;nulls=stripped")
 	if r.status != 200 || r.raw != `{"case_code":"CON3CCC"}` {
 		t.Fatalf("stripped single read: %d %q", r.status, r.raw)
