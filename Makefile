@@ -62,8 +62,9 @@ test/fuzz: ## short fuzz runs of the parsers
 test/frontend: ## Vitest unit tests
 	@if [ -f $(FRONTEND)/package.json ]; then cd $(FRONTEND) && npm run test:unit --silent; fi
 
+# The contract suite exercises aggregates, off by default as in PostgREST.
 test/contract: build/server ## supabase-js contract tests against a running server
-	@if [ -f $(FRONTEND)/package.json ]; then ./scripts/with-server.sh bash -c 'cd $(FRONTEND) && npm run test:contract --silent'; fi
+	@if [ -f $(FRONTEND)/package.json ]; then DB_AGGREGATES_ENABLED=true ./scripts/with-server.sh bash -c 'cd $(FRONTEND) && npm run test:contract --silent'; fi
 
 test/core: build/server ## supabase-js against the core alone (CASUS_APP=none) on a fixture schema
 	@if [ -f $(FRONTEND)/package.json ]; then CASUS_APP=none WITH_SERVER_SCHEMAS=lib_extra ./scripts/with-server.sh bash -c 'cd $(FRONTEND) && npm run test:core --silent'; fi

@@ -13,4 +13,12 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
+# PostGIS for the data API's GeoJSON tests (the server's own PostgreSQL major version).
+if ! ls /usr/share/postgresql/*/extension/postgis.control >/dev/null 2>&1; then
+  major=$(ls /usr/lib/postgresql | sort -n | tail -1)
+  echo "install-test-deps: apt-get install postgresql-$major-postgis-3"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "postgresql-$major-postgis-3" >/dev/null
+fi
 "$(dirname "$0")/ensure-postgres.sh"

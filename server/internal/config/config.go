@@ -82,8 +82,14 @@ type Config struct {
 	// proxies whose X-Forwarded-For is believed; with none, the socket peer is the client.
 	TrustedProxies []netip.Prefix
 
-	DBSchemas        []string      // DB_SCHEMAS, first is the default
-	DBMaxRows        int           // DB_MAX_ROWS (0 = unlimited)
+	DBSchemas []string // DB_SCHEMAS, first is the default
+	DBMaxRows int      // DB_MAX_ROWS (0 = unlimited)
+	// DBAggregatesEnabled (DB_AGGREGATES_ENABLED) is PostgREST's db-aggregates-enabled:
+	// count(), sum() … in select, off by default as in PostgREST (PGRST123).
+	DBAggregatesEnabled bool
+	// DBPlanEnabled (DB_PLAN_ENABLED) is PostgREST's db-plan-enabled: the
+	// application/vnd.pgrst.plan media type (EXPLAIN), off by default.
+	DBPlanEnabled    bool
 	StatementTimeout time.Duration // DB_STATEMENT_TIMEOUT (ms)
 	MaxBodyBytes     int64         // MAX_BODY_BYTES
 	// HTTP server timeouts: the whole request (headers and body) must arrive within
@@ -193,6 +199,8 @@ func Load() (*Config, error) {
 	c.RateLimitSignUp = num("RATE_LIMIT_SIGNUP", 30)
 	c.RateLimitAnonymous = num("RATE_LIMIT_ANONYMOUS_USERS", 30)
 	c.DBMaxRows = num("DB_MAX_ROWS", 1000)
+	c.DBAggregatesEnabled = envBool("DB_AGGREGATES_ENABLED", false)
+	c.DBPlanEnabled = envBool("DB_PLAN_ENABLED", false)
 	c.StatementTimeout = time.Duration(num("DB_STATEMENT_TIMEOUT", 8000)) * time.Millisecond
 	c.MaxBodyBytes = int64(num("MAX_BODY_BYTES", 1<<20))
 	c.HTTPReadTimeout = time.Duration(num("HTTP_READ_TIMEOUT", 30)) * time.Second

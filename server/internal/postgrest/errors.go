@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -79,14 +78,15 @@ var (
 	defSingularity        = errDef{"PGRST116", 406, "Cannot coerce the result to a single JSON object", fromPostgREST}
 	defUnsupportedMethod  = errDef{"PGRST117", 405, "Unsupported HTTP method: %s", fromPostgREST}
 	defRelatedOrder       = errDef{"PGRST118", 400, "A related order on '%s' is not possible", fromPostgREST}
-	defSpreadNotToOne     = errDef{"PGRST119", 400, "A spread operation on '%s' is not possible", fromPostgRESTv12}
 	defUnacceptableFilter = errDef{"PGRST120", 400, "Bad operator on the '%s' embedded resource", fromPostgREST}
 	defRaiseParse         = errDef{"PGRST121", 500, "Could not parse JSON in the \"RAISE SQLSTATE 'PGRST'\" error", fromPostgREST}
 	defInvalidPreferences = errDef{"PGRST122", 400, "Invalid preferences given with handling=strict", fromPostgREST}
+	defAggregates         = errDef{"PGRST123", 400, "Use of aggregate functions is not allowed", fromPostgREST}
 	defMaxAffected        = errDef{"PGRST124", 400, "Query result exceeds max-affected preference constraint", fromPostgREST}
 	defNoRelationship     = errDef{"PGRST200", 400, "Could not find a relationship between '%s' and '%s' in the schema cache", fromPostgREST}
 	defAmbiguousRel       = errDef{"PGRST201", 300, "Could not embed because more than one relationship was found for '%s' and '%s'", fromPostgREST}
 	defNoFunction         = errDef{"PGRST202", 404, "Could not find the function %s.%s%s in the schema cache", fromPostgREST}
+	defAmbiguousFunc      = errDef{"PGRST203", 300, "Could not choose the best candidate function between: %s", fromPostgREST}
 	defNoColumn           = errDef{"PGRST204", 400, "Could not find the '%s' column of '%s' in the schema cache", fromPostgREST}
 	defNoTable            = errDef{"PGRST205", 404, "Could not find the table '%s.%s' in the schema cache", fromPostgREST}
 	defBadCrypto          = errDef{"PGRST301", 401, "JWT cryptographic operation failed", fromPostgREST}
@@ -101,8 +101,8 @@ var (
 var catalogue = []errDef{defQueryParam, defRPCMethod, defInvalidJSON, defKeysMismatch, defBodyTooLarge,
 	defBodyUnreadable, defInvalidNumber, defInvalidRange, defInvalidFilters, defUnacceptableSchema, defMediaType,
 	defNotEmbedded, defPutLimit, defPutMatchingPK, defSingularity, defUnsupportedMethod, defRelatedOrder,
-	defSpreadNotToOne, defUnacceptableFilter, defRaiseParse, defInvalidPreferences, defMaxAffected,
-	defNoRelationship, defAmbiguousRel, defNoFunction, defNoColumn, defNoTable, defBadCrypto, defJWTExpired,
+	defUnacceptableFilter, defRaiseParse, defInvalidPreferences, defAggregates, defMaxAffected,
+	defNoRelationship, defAmbiguousRel, defNoFunction, defAmbiguousFunc, defNoColumn, defNoTable, defBadCrypto, defJWTExpired,
 	defNoAPIKey, defInvalidAPIKey, defRoleNotAllowed, defUnavailable}
 
 // new builds the error; details and hint are "" (or nil) for none.
@@ -179,9 +179,6 @@ func errUnsupportedMethod(m string) *Error { return defUnsupportedMethod.new("",
 func errRelatedOrderNotToOne(name, origin, target string) *Error {
 	return defRelatedOrder.new(fmt.Sprintf("'%s' and '%s' do not form a many-to-one or one-to-one relationship", origin, target), "", name)
 }
-func errSpreadNotToOne(name, parent string) *Error {
-	return defSpreadNotToOne.new(fmt.Sprintf("'%s' and '%s' do not form a many-to-one or one-to-one relationship", parent, name), "", name)
-}
 func errRaiseParse(details, hint string) *Error { return defRaiseParse.new(details, hint) }
 func errInvalidPreferences(invalid []string) *Error {
 	return defInvalidPreferences.new("Invalid preferences: "+strings.Join(invalid, ", "), "")
@@ -189,72 +186,33 @@ func errInvalidPreferences(invalid []string) *Error {
 func errMaxAffected(n int) *Error {
 	return defMaxAffected.new(fmt.Sprintf("The query affects %d rows", n), "")
 }
-func errNoRelationship(parent, child, hint, schema string) *Error {
-	using := ""
-	if hint != "" {
-		using = "' using the hint '" + hint
-	}
-	return defNoRelationship.new(fmt.Sprintf("Searched for a foreign key relationship between '%s' and '%s%s' in the schema '%s', but no matches were found.", parent, child, using, schema), nil, parent, child)
+
+// errNoRelationship is PGRST200 with PostgREST's details; hint is "" for none (see
+// noRelationship in relationships.go).
+func errNoRelationship(parent, child, details, hint string) *Error {
+	return defNoRelationship.new(details, hint, parent, child)
 }
 
-// errAmbiguousRelationship lists each candidate as PostgREST does: cardinality, the
-// tables it embeds and the constraint (or junction) it uses.
-func errAmbiguousRelationship(parent *Relation, child string, cands []*relationship) *Error {
-	det := make([]map[string]string, len(cands))
-	hints := make([]string, len(cands))
-	cols := func(r *Relation, c []string) string { return r.Name + "(" + strings.Join(c, ", ") + ")" }
-	for i, c := range cands {
-		d := map[string]string{"embedding": parent.Name + " with " + c.target.Name}
-		switch {
-		case c.junction != nil:
-			d["cardinality"] = "many-to-many"
-			d["relationship"] = c.junction.Name + " using " + c.jParent.Name + "(" + strings.Join(c.jParent.FromCols, ", ") + ") and " + c.jTarget.Name + "(" + strings.Join(c.jTarget.FromCols, ", ") + ")"
-			hints[i] = "'" + c.target.Name + "!" + c.junction.Name + "'"
-		case c.toOne:
-			d["cardinality"] = "many-to-one"
-			d["relationship"] = c.fk.Name + " using " + cols(parent, c.fk.FromCols) + " and " + cols(c.target, c.fk.ToCols)
-			hints[i] = "'" + c.target.Name + "!" + c.fk.Name + "'"
-		default:
-			d["cardinality"] = "one-to-many"
-			if c.oneToOne {
-				d["cardinality"] = "one-to-one"
-			}
-			d["relationship"] = c.fk.Name + " using " + cols(parent, c.fk.ToCols) + " and " + cols(c.target, c.fk.FromCols)
-			hints[i] = "'" + c.target.Name + "!" + c.fk.Name + "'"
-		}
-		det[i] = d
-	}
-	return defAmbiguousRel.new(det, "Try changing '"+child+"' to one of the following: "+strings.Join(hints, ", ")+". Find the desired relationship in the 'details' key.", parent.Name, child)
+// errAmbiguousRelationship is PGRST201: details lists each relationship found
+// (cardinality, embedding, relationship), hints names them as 'target!constraint'.
+func errAmbiguousRelationship(parent, child string, details []map[string]string, hints []string) *Error {
+	return defAmbiguousRel.new(details, "Try changing '"+child+"' to one of the following: "+strings.Join(hints, ", ")+
+		". Find the desired relationship in the 'details' key.", parent, child)
 }
 
-// errNoFunction: no function schema.name takes the argument names given (post: the
-// arguments came in a JSON body, which could also have been one json/jsonb parameter).
-// known is the function of that name when there is one, for the hint.
-func errNoFunction(schema, name string, args []string, post bool, known *Func) *Error {
-	fn := schema + "." + name
-	params, searched := " without parameters", " without parameters"
-	if len(args) > 0 {
-		params = "(" + strings.Join(args, ", ") + ")"
-		searched = " with parameter "
-		if len(args) > 1 {
-			searched = " with parameters "
-		}
-		searched += strings.Join(args, ", ")
-	}
-	if post {
-		searched += " or with a single unnamed json/jsonb parameter"
-	}
-	var hint any
-	if known != nil {
-		names := make([]string, 0, len(known.Args))
-		for _, a := range known.Args {
-			names = append(names, a.Name)
-		}
-		sort.Strings(names)
-		hint = "Perhaps you meant to call the function " + fn + "(" + strings.Join(names, ", ") + ")"
-	}
-	return defNoFunction.new("Searched for the function "+fn+searched+", but no matches were found in the schema cache.", hint, schema, name, params)
+// errNoFunction is PGRST202; params is " without parameters", "(a, b)" or "" (a body
+// passed as the one unnamed parameter), details and hint as funcNotFound writes them.
+func errNoFunction(schema, name, params, details, hint string) *Error {
+	return defNoFunction.new(details, hint, schema, name, params)
 }
+
+// errAmbiguousFunction is PGRST203 naming each candidate with its parameters.
+func errAmbiguousFunction(candidates []string) *Error {
+	return defAmbiguousFunc.new("", "Try renaming the parameters or the function itself in the database so function overloading can be resolved",
+		strings.Join(candidates, ", "))
+}
+
+func errAggregatesNotAllowed() *Error           { return defAggregates.new("", "") }
 func errNoPayloadColumn(col, rel string) *Error { return defNoColumn.new("", "", col, rel) }
 func errNoTable(schema, name string) *Error     { return defNoTable.new("", "", schema, name) }
 

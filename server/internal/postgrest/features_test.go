@@ -233,7 +233,8 @@ func TestSingleObjectsFromTheStatement(t *testing.T) {
 		  as $$ select * from public.cases where case_code = any(codes) $$;
 		grant execute on function public.t_case(text), public.t_cases(text[]) to authenticated`, "rpc/t_case?code=x", a)
 	r := e.do("GET", "rpc/t_case?code=PEN2BBB&select=case_code,week_number", a, nil)
-	if r.status != 200 || r.raw != `{"case_code":"PEN2BBB","week_number":2}` || r.header.Get("Content-Range") != "" {
+	// PostgREST sends a Content-Range with every call's answer, one row included.
+	if r.status != 200 || r.raw != `{"case_code":"PEN2BBB","week_number":2}` || r.header.Get("Content-Range") != "0-0/*" {
 		t.Fatalf("one-row function: %d %q %v", r.status, r.raw, r.header)
 	}
 	// A function returning a composite yields one row of nulls when its query finds none.

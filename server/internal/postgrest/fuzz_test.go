@@ -36,14 +36,20 @@ func testSchema() *Schema {
 		{Name: "book_authors_book_id_fkey", From: bookAuthors, To: books, FromCols: []string{"book_id"}, ToCols: []string{"id"}},
 		{Name: "book_authors_author_id_fkey", From: bookAuthors, To: authors, FromCols: []string{"author_id"}, ToCols: []string{"id"}},
 	}
-	profiles.FKs = []*FK{{Name: "profiles_author_id_fkey", From: profiles, To: authors, FromCols: []string{"author_id"}, ToCols: []string{"id"}}}
+	// A computed field and a computed relationship (functions taking a row type).
+	books.Computed = map[string]*ComputedField{"title_upper": {Schema: "public", Name: "title_upper", Type: "text"}}
+	authors.ComputedRels = []*ComputedRel{{Schema: "public", Name: "author_books", From: authors, To: books}}
+	profiles.FKs = []*FK{{Name: "profiles_author_id_fkey", From: profiles, To: authors, FromCols: []string{"author_id"}, ToCols: []string{"id"}, OneToOne: true}}
 	sc := &Schema{Relations: map[string]*Relation{}, Funcs: map[string]*Func{
 		"public.search_cases": {Schema: "public", Name: "search_cases", Args: []Arg{{Name: "q", Type: "text"}, {Name: "weeks", Type: "integer[]", HasDefault: true}}, ReturnsSet: true, ReturnsRow: true, Result: cases},
 		"public.first_case":   {Schema: "public", Name: "first_case", Args: []Arg{{Name: "code", Type: "text"}}, ReturnsRow: true, Result: cases},
 		"public.case_count":   {Schema: "public", Name: "case_count", Args: []Arg{{Name: "week", Type: "integer", HasDefault: true}}, ReturnType: "integer"},
 		"public.touch":        {Schema: "public", Name: "touch", Args: []Arg{{Name: "meta", Type: "jsonb"}}, Void: true, Volatile: true},
-		"public.echo":         {Schema: "public", Name: "echo", Args: []Arg{{Name: "", Type: "json"}}, ReturnType: "json", SingleJSON: true, Volatile: true},
-	}}
+		"public.echo":         {Schema: "public", Name: "echo", Args: []Arg{{Name: "", Type: "json"}}, ReturnType: "json", SingleJSON: true, Unnamed: "json", Volatile: true},
+	}, Overloads: map[string][]*Func{}}
+	for k, f := range sc.Funcs {
+		sc.Overloads[k] = []*Func{f}
+	}
 	for _, r := range all {
 		sc.Relations[r.Schema+"."+r.Name] = r
 	}
@@ -55,7 +61,7 @@ var quotedIdent = regexp.MustCompile(`"(?:[^"]|"")*"`)
 // buildRead plans a GET of rel with q and returns Statement's SQL, as the handler runs it.
 func buildRead(sc *Schema, rel *Relation, q *Query) (string, []any, error) {
 	req := ApiRequest{Method: "GET", Path: "/rest/v1/" + rel.Name, Target: Target{Kind: TargetRelation, Schema: rel.Schema, Name: rel.Name}, Query: q}
-	p, err := Plan(req, sc, PlanConfig{MaxRows: 1000})
+	p, err := Plan(req, sc, PlanConfig{MaxRows: 1000, Aggregates: true})
 	if err != nil {
 		return "", nil, err
 	}

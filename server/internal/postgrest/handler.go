@@ -97,12 +97,20 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) error {
 		httpx.WriteJSON(w, 200, map[string]any{"swagger": "2.0", "info": map[string]string{"title": "Casus data API"}})
 		return nil
 	}
-	plan, err := Plan(req, s.cache.get(), PlanConfig{MaxRows: s.d.Config.DBMaxRows})
+	plan, err := Plan(req, s.cache.get(), PlanConfig{MaxRows: s.d.Config.DBMaxRows, Aggregates: s.d.Config.DBAggregatesEnabled, Explain: s.d.Config.DBPlanEnabled})
 	if err != nil {
 		return err
 	}
 	x := &exchange{ctx: r.Context(), id: id}
 	defer x.release()
+	if pm := req.Media.Plan; pm != nil {
+		resp, err := s.explain(x, plan, pm)
+		if err != nil {
+			return err
+		}
+		resp.write(w, r.Method)
+		return nil
+	}
 	res, err := s.execute(x, plan)
 	if err != nil {
 		return err

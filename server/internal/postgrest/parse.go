@@ -164,11 +164,58 @@ func splitPath(key string) (string, string) {
 			return strings.TrimSuffix(key, "."+suf), suf
 		}
 	}
-	// embedded filter "rel.col=..." (no JSON arrows in the column part)
-	if i := strings.LastIndexByte(key, '.'); i > 0 && !strings.Contains(key, "->") {
+	// embedded filter "rel.col=..." (no JSON arrows in the column part; a quoted
+	// column name may hold dots)
+	if i := lastDotOutsideQuotes(key); i > 0 && !strings.Contains(key, "->") {
 		return key[:i], key[i+1:]
 	}
 	return "", key
+}
+
+// lastDotOutsideQuotes is the index of the last '.' of s outside double quotes, or -1.
+func lastDotOutsideQuotes(s string) int {
+	last, quoted := -1, false
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\\' && quoted:
+			i++
+		case s[i] == '"':
+			quoted = !quoted
+		case s[i] == '.' && !quoted:
+			last = i
+		}
+	}
+	return last
+}
+
+// cutColumn splits "col.rest" at the first '.' after the column name, which may be
+// double-quoted (PostgREST's "my col".eq.1).
+func cutColumn(s string) (string, string, bool) {
+	if strings.HasPrefix(s, `"`) {
+		if end := closingQuote(s); end > 0 {
+			if end+1 < len(s) && s[end+1] == '.' {
+				return s[:end+1], s[end+2:], true
+			}
+			if i := strings.IndexByte(s[end+1:], '.'); i >= 0 {
+				return s[:end+1+i], s[end+2+i:], true
+			}
+			return s, "", false
+		}
+	}
+	return strings.Cut(s, ".")
+}
+
+// closingQuote is the index of the quote closing the one s starts with, or -1.
+func closingQuote(s string) int {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return -1
 }
 
 func parseFilter(colExpr, val string) (Filter, error) {
@@ -226,7 +273,7 @@ func parseLogic(name, val string) (*Logic, error) {
 		}
 		// "col.op.value"; "embed.not.is.null" / "embed.is.null" filter by an embed's
 		// presence (the builder tells columns and embeds apart).
-		col, rest, ok := strings.Cut(part, ".")
+		col, rest, ok := cutColumn(part)
 		if !ok {
 			return nil, errQueryParam(fmt.Sprintf("failed to parse logic tree (%s)", val), "")
 		}
@@ -255,8 +302,8 @@ func parseOrder(val string) ([]OrderTerm, error) {
 			if mods != "" && !strings.HasPrefix(mods, ".") {
 				return nil, errQueryParam(fmt.Sprintf("failed to parse order (%s)", val), "")
 			}
-		} else if i := strings.IndexByte(part, '.'); i >= 0 {
-			head, mods = part[:i], part[i:]
+		} else if c, rest, ok := cutColumn(part); ok {
+			head, mods = c, "."+rest
 		}
 		col, steps, err := parseColumnExpr(head)
 		if err != nil {
@@ -287,17 +334,36 @@ func parseOrder(val string) ([]OrderTerm, error) {
 	return out, nil
 }
 
-// parseColumnExpr reads col->a->>b.
+// parseColumnExpr reads col->a->>b. The column name may be double-quoted ("my col",
+// with backslash escapes) or hold spaces (trimmed at its ends), as in PostgREST.
 func parseColumnExpr(s string) (string, []jsonStep, error) {
 	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, `"`) {
+		end := closingQuote(s)
+		if end < 0 {
+			return "", nil, errQueryParam(fmt.Sprintf("failed to parse column (%s)", s), "")
+		}
+		col := unescapeQuoted(s[1:end])
+		if end+1 == len(s) {
+			if col == "" {
+				return "", nil, errQueryParam(fmt.Sprintf("failed to parse column (%s)", s), "")
+			}
+			return col, nil, nil
+		}
+		if !strings.HasPrefix(s[end+1:], "->") {
+			return "", nil, errQueryParam(fmt.Sprintf("failed to parse column (%s)", s), "")
+		}
+		_, steps, err := parseColumnExpr("x" + s[end+1:])
+		return col, steps, err
+	}
 	i := strings.Index(s, "->")
 	if i < 0 {
-		if !validIdent(s) {
+		if !validColumn(s) {
 			return "", nil, errQueryParam(fmt.Sprintf("failed to parse column (%s)", s), "")
 		}
 		return s, nil, nil
 	}
-	col := s[:i]
+	col := strings.TrimSpace(s[:i])
 	rest := s[i:]
 	var steps []jsonStep
 	for rest != "" {
@@ -320,10 +386,29 @@ func parseColumnExpr(s string) (string, []jsonStep, error) {
 		}
 		steps = append(steps, jsonStep{Op: op, Key: key})
 	}
-	if !validIdent(col) {
+	if !validColumn(col) {
 		return "", nil, errQueryParam(fmt.Sprintf("failed to parse column (%s)", s), "")
 	}
 	return col, steps, nil
+}
+
+// validColumn is an unquoted column name: an identifier that may hold inner spaces.
+func validColumn(s string) bool {
+	return validIdent(strings.ReplaceAll(s, " ", "_"))
+}
+
+func unescapeQuoted(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 func validIdent(s string) bool {

@@ -18,6 +18,10 @@ import (
 // PlanConfig is the configuration planning needs.
 type PlanConfig struct {
 	MaxRows int // DB_MAX_ROWS; 0 = unlimited
+	// Aggregates: DB_AGGREGATES_ENABLED (PostgREST's db-aggregates-enabled).
+	Aggregates bool
+	// Explain: DB_PLAN_ENABLED (db-plan-enabled), the plan media type is served.
+	Explain bool
 }
 
 // ActionPlan is one of *ReadPlan, *MutatePlan, *CallPlan.
@@ -78,9 +82,11 @@ type CallPlan struct {
 	Req  *ApiRequest
 	Func *Func
 	// Args are the named arguments, in the function's order; Body is the whole payload
-	// for a function taking one unnamed json/jsonb parameter.
+	// for a function taking one unnamed json, jsonb, text, xml or bytea parameter.
 	Args []callArg
 	Body *string
+	// Count: count=exact, the total of the function's rows goes in Content-Range.
+	Count bool
 	// ReadOnly: the call runs in a read-only transaction (GET, or a stable function).
 	ReadOnly bool
 	// Result reads the function's rows (set- or row-returning functions), else nil.
@@ -138,6 +144,8 @@ type fieldExpr struct {
 	JSON   []jsonStep
 	Cast   string
 	Agg    string
+	// Computed is set when Column names a computed field, not a column.
+	Computed *ComputedField
 }
 
 // join embeds a related relation: the relationship, the parent's alias and a fresh
@@ -185,12 +193,18 @@ type orderItem struct {
 
 // Plan resolves req against the schema cache.
 func Plan(req ApiRequest, sc *Schema, cfg PlanConfig) (ActionPlan, error) {
-	if req.Target.Kind == TargetCall {
-		f := sc.Funcs[req.Target.Schema+"."+req.Target.Name]
-		if f == nil {
-			return nil, errNoFunction(req.Target.Schema, req.Target.Name, callArgNames(&req), req.Method == http.MethodPost, nil)
+	if pm := req.Media.Plan; pm != nil && !cfg.Explain {
+		return nil, errNotAcceptable(pm.accept)
+	}
+	if req.Media.GeoJSON {
+		// Served only where PostGIS provides ST_AsGeoJSON(record).
+		if sc.GeoJSONFunc == "" {
+			return nil, errNotAcceptable("application/geo+json")
 		}
-		return planCall(&req, sc, f, cfg)
+		req.Media.GeoFunc = sc.GeoJSONFunc
+	}
+	if req.Target.Kind == TargetCall {
+		return planCall(&req, sc, cfg)
 	}
 	rel := sc.Relations[req.Target.Schema+"."+req.Target.Name]
 	if rel == nil {
@@ -200,13 +214,13 @@ func Plan(req ApiRequest, sc *Schema, cfg PlanConfig) (ActionPlan, error) {
 	case http.MethodGet, http.MethodHead:
 		return planRead(&req, sc, rel, cfg)
 	case http.MethodPost:
-		return planInsert(&req, sc, rel)
+		return planInsert(&req, sc, rel, cfg)
 	case http.MethodPatch:
-		return planUpdate(&req, sc, rel)
+		return planUpdate(&req, sc, rel, cfg)
 	case http.MethodPut:
-		return planPut(&req, sc, rel)
+		return planPut(&req, sc, rel, cfg)
 	case http.MethodDelete:
-		return planDelete(&req, sc, rel)
+		return planDelete(&req, sc, rel, cfg)
 	}
 	return nil, errUnsupportedMethod(req.Method)
 }
@@ -217,6 +231,8 @@ type planner struct {
 	s     *Schema
 	q     *Query
 	alias int
+	// aggs: aggregates are allowed (PlanConfig.Aggregates).
+	aggs bool
 }
 
 func (pl *planner) nextAlias(prefix string) string {
@@ -225,7 +241,7 @@ func (pl *planner) nextAlias(prefix string) string {
 }
 
 func planRead(req *ApiRequest, sc *Schema, rel *Relation, cfg PlanConfig) (*ReadPlan, error) {
-	pl := &planner{s: sc, q: req.Query}
+	pl := &planner{s: sc, q: req.Query, aggs: cfg.Aggregates}
 	root, err := pl.node(rel, "_t0", req.Query.Select, "", true)
 	if err != nil {
 		return nil, err
@@ -260,10 +276,14 @@ func (pl *planner) node(r *Relation, alias string, items []SelectItem, path stri
 
 func unknownColumn(r *Relation, col string) *Error { return errUndefinedColumn(r.Name, col) }
 
-// field checks a column expression against r.
+// field checks a column expression against r: a column, or a computed field (a
+// function taking r's row type, read like a column).
 func field(r *Relation, col string, steps []jsonStep) (fieldExpr, *Column, error) {
 	c := r.Column(col)
 	if c == nil {
+		if cf := r.Computed[col]; cf != nil {
+			return fieldExpr{Column: col, JSON: steps, Computed: cf}, &Column{Name: col, Type: cf.Type, Nullable: true}, nil
+		}
 		return fieldExpr{}, nil, unknownColumn(r, col)
 	}
 	return fieldExpr{Column: col, JSON: steps}, c, nil
@@ -294,13 +314,26 @@ func (pl *planner) selectItems(n *readNode, items []SelectItem) error {
 
 // item is a plain column or an aggregate with its output name.
 func (pl *planner) item(r *Relation, it SelectItem) (selectItem, error) {
+	if it.Agg != "" && !pl.aggs {
+		return selectItem{}, errAggregatesNotAllowed()
+	}
 	e := fieldExpr{Cast: it.Cast, Agg: it.Agg}
+	if it.Agg == "" && it.Column == "count" && len(it.JSON) == 0 && r.Column("count") == nil && r.Computed["count"] == nil {
+		// "count" naming no column is PostgreSQL's rel.count, count(rel): PostgREST's
+		// embedded count (rel(count)), allowed whether or not aggregates are.
+		e.Agg = "count"
+		name := it.Alias
+		if name == "" {
+			name = "count"
+		}
+		return selectItem{Expr: e, Alias: name}, nil
+	}
 	if it.Column != "" || it.Agg == "" {
 		f, _, err := field(r, it.Column, it.JSON)
 		if err != nil {
 			return selectItem{}, err
 		}
-		e.Column, e.JSON = f.Column, f.JSON
+		e.Column, e.JSON, e.Computed = f.Column, f.JSON, f.Computed
 	}
 	name := it.Alias
 	if name == "" {
@@ -333,7 +366,11 @@ func (pl *planner) join(parent *readNode, it SelectItem) (*join, error) {
 			return nil, err
 		}
 		if !rel.single() {
-			return nil, errSpreadNotToOne(e.Relation, parent.Rel.Name)
+			// A to-many spread (PostgREST v13): each column becomes the array of its
+			// values, in the embed's order.
+			if child.Order, err = pl.order(child); err != nil {
+				return nil, err
+			}
 		}
 		for _, si := range e.Select {
 			if si.Embed != nil || si.Star {
@@ -542,6 +579,8 @@ type relationship struct {
 	// oneToOne: the target's FK to the parent is also its primary key, so at most one
 	// target row matches; embedded as an object although joined like a to-many.
 	oneToOne bool
+	// computed: a computed relationship, read from its function called on the parent row.
+	computed *ComputedRel
 }
 
 // single reports whether the embed yields at most one row (an object, not an array).
@@ -560,63 +599,9 @@ func sameCols(a, b []string) bool {
 	return true
 }
 
+// findRelationship is the relationship an embed names (relationships.go).
 func findRelationship(s *Schema, parent *Relation, e *Embed) (*relationship, error) {
-	target := s.Relations[parent.Schema+"."+e.Relation]
-	var cands []*relationship
-	matches := func(fk *FK) bool {
-		if e.Hint == "" {
-			return true
-		}
-		if fk.Name == e.Hint {
-			return true
-		}
-		for _, c := range append(append([]string{}, fk.FromCols...), fk.ToCols...) {
-			if c == e.Hint {
-				return true
-			}
-		}
-		return fk.From.Name == e.Hint || fk.To.Name == e.Hint
-	}
-	if target == nil {
-		// The embed may name an FK column or constraint: cases!fk or "case_id(...)".
-		for _, fk := range parent.FKs {
-			if len(fk.FromCols) == 1 && (fk.FromCols[0] == e.Relation || fk.Name == e.Relation) {
-				cands = append(cands, &relationship{target: fk.To, toOne: true, fk: fk})
-			}
-		}
-	} else {
-		for _, fk := range parent.FKs {
-			if fk.To == target && matches(fk) {
-				cands = append(cands, &relationship{target: target, toOne: true, fk: fk})
-			}
-		}
-		for _, fk := range target.FKs {
-			if fk.To == parent && matches(fk) && fk.From != fk.To {
-				cands = append(cands, &relationship{target: target, toOne: false, fk: fk, oneToOne: sameCols(fk.FromCols, target.PK)})
-			}
-		}
-		if len(cands) == 0 {
-			for _, j := range s.Relations {
-				if j.Schema != parent.Schema {
-					continue
-				}
-				for _, a := range j.FKs {
-					for _, c := range j.FKs {
-						if a != c && a.To == parent && c.To == target && (e.Hint == "" || e.Hint == j.Name) {
-							cands = append(cands, &relationship{target: target, junction: j, jParent: a, jTarget: c})
-						}
-					}
-				}
-			}
-		}
-	}
-	if len(cands) == 0 {
-		return nil, errNoRelationship(parent.Name, e.Relation, e.Hint, parent.Schema)
-	}
-	if len(cands) > 1 {
-		return nil, errAmbiguousRelationship(parent, e.Relation, cands)
-	}
-	return cands[0], nil
+	return resolveEmbed(s, parent, e)
 }
 
 // payload reads a JSON object or array body and the columns it sets (columns= when
@@ -672,11 +657,11 @@ func payload(req *ApiRequest, rel *Relation) (string, []string, error) {
 }
 
 // returning resolves what a write's body shows (return=representation) of its rows.
-func returning(req *ApiRequest, sc *Schema, rel *Relation) (*readNode, error) {
+func returning(req *ApiRequest, sc *Schema, rel *Relation, cfg PlanConfig) (*readNode, error) {
 	if req.Prefer.Minimal() {
 		return nil, nil
 	}
-	pl := &planner{s: sc, q: req.Query}
+	pl := &planner{s: sc, q: req.Query, aggs: cfg.Aggregates}
 	// The written rows are read as they are: the root takes no filters, order or range.
 	n := &readNode{Rel: rel, Alias: "_t0"}
 	if err := pl.selectItems(n, req.Query.Select); err != nil {
@@ -685,7 +670,7 @@ func returning(req *ApiRequest, sc *Schema, rel *Relation) (*readNode, error) {
 	return n, nil
 }
 
-func planInsert(req *ApiRequest, sc *Schema, rel *Relation) (*MutatePlan, error) {
+func planInsert(req *ApiRequest, sc *Schema, rel *Relation, cfg PlanConfig) (*MutatePlan, error) {
 	data, cols, err := payload(req, rel)
 	if err != nil {
 		return nil, err
@@ -708,13 +693,13 @@ func planInsert(req *ApiRequest, sc *Schema, rel *Relation) (*MutatePlan, error)
 			p.OnConflict = append(p.OnConflict, strings.TrimSpace(c))
 		}
 	}
-	if p.Returning, err = returning(req, sc, rel); err != nil {
+	if p.Returning, err = returning(req, sc, rel, cfg); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-func planUpdate(req *ApiRequest, sc *Schema, rel *Relation) (*MutatePlan, error) {
+func planUpdate(req *ApiRequest, sc *Schema, rel *Relation, cfg PlanConfig) (*MutatePlan, error) {
 	data, cols, err := payload(req, rel)
 	if err != nil {
 		return nil, err
@@ -731,7 +716,7 @@ func planUpdate(req *ApiRequest, sc *Schema, rel *Relation) (*MutatePlan, error)
 	if p.Where, err = mutationWhere(req, sc, rel); err != nil {
 		return nil, err
 	}
-	if p.Returning, err = returning(req, sc, rel); err != nil {
+	if p.Returning, err = returning(req, sc, rel, cfg); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -744,13 +729,13 @@ func mutationWhere(req *ApiRequest, sc *Schema, rel *Relation) ([]condition, err
 	return pl.conditions(&readNode{Rel: rel, Alias: "_t0"})
 }
 
-func planDelete(req *ApiRequest, sc *Schema, rel *Relation) (*MutatePlan, error) {
+func planDelete(req *ApiRequest, sc *Schema, rel *Relation, cfg PlanConfig) (*MutatePlan, error) {
 	p := &MutatePlan{Req: req, Kind: MutateDelete, Rel: rel}
 	var err error
 	if p.Where, err = mutationWhere(req, sc, rel); err != nil {
 		return nil, err
 	}
-	if p.Returning, err = returning(req, sc, rel); err != nil {
+	if p.Returning, err = returning(req, sc, rel, cfg); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -759,7 +744,7 @@ func planDelete(req *ApiRequest, sc *Schema, rel *Relation) (*MutatePlan, error)
 // planPut is PostgREST's single-row upsert: the filters are exactly the primary key, each
 // an eq, and the body is the one row with the same key values. The row is inserted or,
 // when the key exists, replaced by the body's columns (RLS applies to both paths).
-func planPut(req *ApiRequest, sc *Schema, rel *Relation) (*MutatePlan, error) {
+func planPut(req *ApiRequest, sc *Schema, rel *Relation, cfg PlanConfig) (*MutatePlan, error) {
 	q := req.Query
 	if _, ok := q.Limit[""]; ok || q.Offset[""] > 0 {
 		return nil, errPutLimit()
@@ -795,31 +780,33 @@ func planPut(req *ApiRequest, sc *Schema, rel *Relation) (*MutatePlan, error) {
 		return nil, errPutMismatch()
 	}
 	p := &MutatePlan{Req: req, Kind: MutatePut, Rel: rel, Columns: cols, Rows: data, Row: string(rows[0]), Upsert: true, Key: keyed, OnConflict: rel.PK}
-	if p.Returning, err = returning(req, sc, rel); err != nil {
+	if p.Returning, err = returning(req, sc, rel, cfg); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-// planCall resolves a function call with named arguments from the JSON body (POST) or
-// the query string (GET, stable and immutable functions only).
-func planCall(req *ApiRequest, sc *Schema, f *Func, cfg PlanConfig) (*CallPlan, error) {
-	p := &CallPlan{Req: req, Func: f, ReadOnly: true, MaxRows: cfg.MaxRows}
+// planCall chooses the function the request calls among its overloads (by the names of
+// the arguments, from the JSON body for POST or the query string for GET, which calls
+// stable and immutable functions only), then resolves its arguments and its rows.
+func planCall(req *ApiRequest, sc *Schema, cfg PlanConfig) (*CallPlan, error) {
 	args := map[string]json.RawMessage{}
 	var rawBody []byte
+	kind, post := bodyNone, false
 	switch req.Method {
 	case http.MethodPost:
-		rawBody = bytes.TrimSpace(req.Payload)
-		if !f.SingleJSON && len(rawBody) > 0 {
-			if err := json.Unmarshal(rawBody, &args); err != nil {
+		post, kind = true, rpcBodyKind(req.Headers["content-type"])
+		rawBody = req.Payload
+		if kind == bodyJSON {
+			rawBody = bytes.TrimSpace(rawBody)
+			if len(rawBody) > 0 && !json.Valid(rawBody) {
 				return nil, errInvalidJSON()
 			}
+			if len(rawBody) > 0 && rawBody[0] == '{' {
+				_ = json.Unmarshal(rawBody, &args)
+			}
 		}
-		p.ReadOnly = !f.Volatile
 	case http.MethodGet, http.MethodHead:
-		if f.Volatile {
-			return nil, errVolatileGet()
-		}
 		for k, v := range req.Query.Args {
 			j, _ := json.Marshal(v[0])
 			args[k] = j
@@ -827,22 +814,30 @@ func planCall(req *ApiRequest, sc *Schema, f *Func, cfg PlanConfig) (*CallPlan, 
 	default:
 		return nil, errRPCMethod(req.Method)
 	}
-	if f.SingleJSON {
-		if len(rawBody) == 0 {
+	keys := make([]string, 0, len(args))
+	for k := range args {
+		keys = append(keys, k)
+	}
+	f, err := findFunc(sc, req.Target.Schema, req.Target.Name, keys, kind, post)
+	if err != nil {
+		return nil, err
+	}
+	if !post && f.Volatile {
+		return nil, errVolatileGet()
+	}
+	p := &CallPlan{Req: req, Func: f, ReadOnly: !(post && f.Volatile), MaxRows: cfg.MaxRows, Count: req.Prefer.Count == "exact"}
+	if len(f.Args) == 1 && f.Args[0].Name == "" {
+		// PostgREST's one unnamed parameter: the body is the argument.
+		if len(rawBody) == 0 && kind == bodyJSON {
 			rawBody = []byte("{}")
 		}
 		body := string(rawBody)
 		p.Body = &body
 	} else {
-		known := map[string]bool{}
 		for _, a := range f.Args {
-			known[a.Name] = true
 			v, ok := args[a.Name]
 			if !ok {
-				if !a.HasDefault {
-					return nil, noFunc(req, f, args)
-				}
-				continue
+				continue // an optional parameter (findFunc checked the required ones)
 			}
 			ca := callArg{Name: a.Name, Type: a.Type}
 			var str string
@@ -854,55 +849,29 @@ func planCall(req *ApiRequest, sc *Schema, f *Func, cfg PlanConfig) (*CallPlan, 
 				ca.Kind = argNull
 			case a.Type == "json" || a.Type == "jsonb":
 				ca.Kind, ca.Value = argJSON, string(v)
-			case strings.HasSuffix(a.Type, "[]") && len(trimmed) > 0 && trimmed[0] == '[':
+			case len(trimmed) > 0 && (trimmed[0] == '[' || trimmed[0] == '{'):
+				// An array or a row-type (composite) parameter: read from JSON as
+				// PostgREST does, with json_to_record.
 				ca.Kind, ca.Value = argArray, string(v)
 			default:
 				ca.Kind, ca.Value = argValue, string(v)
 			}
 			p.Args = append(p.Args, ca)
 		}
-		for k := range args {
-			if !known[k] {
-				return nil, noFunc(req, f, args)
-			}
-		}
 	}
 	if !f.Void && (f.ReturnsSet || f.ReturnsRow) {
-		// Filters, order and limit apply to the rows a set-returning function yields.
-		pl := &planner{s: sc, q: req.Query}
-		n, err := pl.node(f.Result, "_t0", req.Query.Select, "", true)
+		// Filters, order and limit apply to the rows a set-returning function yields; a
+		// function returning a table's rows embeds and computes like that table.
+		rel := f.Result
+		if f.Table != nil {
+			rel = f.Table
+		}
+		pl := &planner{s: sc, q: req.Query, aggs: cfg.Aggregates}
+		n, err := pl.node(rel, "_t0", req.Query.Select, "", true)
 		if err != nil {
 			return nil, err
 		}
 		p.Result = n
 	}
 	return p, nil
-}
-
-func noFunc(req *ApiRequest, f *Func, args map[string]json.RawMessage) error {
-	var names []string
-	for k := range args {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return errNoFunction(f.Schema, f.Name, names, req.Method == http.MethodPost, f)
-}
-
-// callArgNames are the argument names a call gave (the keys of a JSON object body, or
-// the query string's arguments), sorted, for the error naming a missing function.
-func callArgNames(req *ApiRequest) []string {
-	var names []string
-	if req.Method == http.MethodPost {
-		var obj map[string]json.RawMessage
-		_ = json.Unmarshal(req.Payload, &obj)
-		for k := range obj {
-			names = append(names, k)
-		}
-	} else {
-		for k := range req.Query.Args {
-			names = append(names, k)
-		}
-	}
-	sort.Strings(names)
-	return names
 }

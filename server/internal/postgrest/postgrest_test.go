@@ -94,6 +94,10 @@ func (e *env) raw(method, path, bearer, body string, hdr ...string) resp {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	for i := 0; i+1 < len(hdr); i += 2 {
+		if strings.EqualFold(hdr[i], "Content-Type") {
+			req.Header.Set(hdr[i], hdr[i+1]) // replaces the JSON default
+			continue
+		}
 		req.Header.Add(hdr[i], hdr[i+1])
 	}
 	res, err := http.DefaultClient.Do(req)

@@ -36,6 +36,12 @@ type Media struct {
 	Single bool // application/vnd.pgrst.object+json: one object, not an array
 	CSV    bool // text/csv
 	Strip  bool // nulls=stripped on the array or object media type
+	// Plan: application/vnd.pgrst.plan, the EXPLAIN instead of the result (explain.go).
+	Plan *PlanMedia
+	// GeoJSON: application/geo+json, the rows as a FeatureCollection; GeoFunc is
+	// PostGIS's ST_AsGeoJSON(record), schema-qualified, set by Plan.
+	GeoJSON bool
+	GeoFunc string
 }
 
 // Preferences are the Prefer header's tokens PostgREST knows, typed; "" is "not given".
@@ -86,13 +92,21 @@ func Parse(r *http.Request, schemas []string) (ApiRequest, error) {
 		return req, err
 	}
 	accept := r.Header.Get("Accept")
-	if !acceptable(accept) {
+	plan := parsePlanMedia(accept)
+	if plan == nil && !acceptable(accept) {
 		return req, errNotAcceptable(accept)
 	}
 	req.Media = Media{
 		Single: strings.Contains(accept, "application/vnd.pgrst.object+json"),
 		CSV:    strings.Contains(accept, "text/csv"),
 		Strip:  stripNulls(accept),
+		Plan:   plan,
+	}
+	for _, part := range strings.Split(accept, ",") {
+		mt, _, _ := strings.Cut(part, ";")
+		if strings.EqualFold(strings.TrimSpace(mt), "application/geo+json") {
+			req.Media.GeoJSON = true
+		}
 	}
 	path := strings.TrimPrefix(r.URL.Path, "/rest/v1/")
 	if path == "" {
@@ -207,7 +221,7 @@ func profile(r *http.Request, schemas []string) (string, error) {
 // mediaTypes are the bodies this API produces (JSON, the single-object JSON, CSV).
 var mediaTypes = map[string]bool{"*/*": true, "application/*": true, "application/json": true, "text/*": true, "text/csv": true,
 	"application/vnd.pgrst.object+json": true, "application/vnd.pgrst.object": true, "application/openapi+json": true,
-	"application/vnd.pgrst.array+json": true, "application/vnd.pgrst.array": true}
+	"application/vnd.pgrst.array+json": true, "application/vnd.pgrst.array": true, "application/geo+json": true}
 
 // stripNulls reports whether Accept asks for PostgREST's nulls=stripped on its array or
 // object media type.

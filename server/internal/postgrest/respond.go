@@ -210,10 +210,12 @@ func respondCall(p *CallPlan, res result) (*response, error) {
 	case !f.ReturnsSet && !p.Req.Media.Single:
 		// One composite (an object or null, built by the statement) or one scalar.
 		r.status, r.hasBody, r.body = http.StatusOK, true, res.body
+		r.set("Content-Range", contentRange(res, 0))
 		r.set("Content-Type", contentType(p.Req.Media, false))
 		return r, nil
 	}
-	return r, r.rows(p.Req, res, http.StatusOK, 0)
+	// As a read: a counted total larger than the rows answered is 206.
+	return r, r.rows(p.Req, res, rangeStatus(res), p.Req.Query.Offset[""])
 }
 
 // rows answers a body of rows with its Content-Range, as an array, a single object or CSV.
@@ -244,6 +246,8 @@ func (r *response) rows(req *ApiRequest, res result, status, offset int) error {
 // contentType is the media type of a JSON answer (array, or single object).
 func contentType(m Media, single bool) string {
 	switch {
+	case m.GeoJSON:
+		return "application/geo+json; charset=utf-8"
 	case single && m.Strip:
 		return "application/vnd.pgrst.object+json;nulls=stripped; charset=utf-8"
 	case single:

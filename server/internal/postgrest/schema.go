@@ -16,6 +16,14 @@ import (
 type Schema struct {
 	Relations map[string]*Relation // "schema.name"
 	Funcs     map[string]*Func
+	// Overloads lists every callable function of a name ("schema.name"), in creation
+	// order: PostgREST chooses among them by the arguments' names.
+	Overloads map[string][]*Func
+	// GeoJSONFunc is PostGIS's ST_AsGeoJSON(record), schema-qualified and quoted, when
+	// the extension is installed (application/geo+json); "" otherwise.
+	GeoJSONFunc string
+	// rels holds each relation's relationships, listed once per load (relationships.go).
+	rels map[*Relation][]*relCandidate
 }
 
 // Relation is a table or view.
@@ -28,6 +36,10 @@ type Relation struct {
 	col         map[string]*Column
 	PK          []string
 	FKs         []*FK // foreign keys from this relation
+	// Computed fields and computed relationships: functions taking this row type.
+	Computed     map[string]*ComputedField
+	ComputedRels []*ComputedRel
+	oid          uint32
 }
 
 // Column of a relation.
@@ -47,6 +59,10 @@ type FK struct {
 	From, To *Relation
 	FromCols []string
 	ToCols   []string
+	// OneToOne: FromCols are the source's primary key or a unique constraint.
+	OneToOne bool
+	// FromView, ToView: an end is a view inheriting the key from its table.
+	FromView, ToView bool
 }
 
 // Func is a callable function.
@@ -59,6 +75,12 @@ type Func struct {
 	Void         bool
 	Volatile     bool
 	SingleJSON   bool // one unnamed json/jsonb parameter
+	// Unnamed is the type of the one unnamed parameter (json, jsonb, text, xml, bytea)
+	// PostgREST passes the raw request body to; "" for other functions.
+	Unnamed string
+	// Table is the relation whose row type the function returns, for embedding on its
+	// results; nil for other return types.
+	Table *Relation
 	// Result describes the rows a set- or row-returning function yields, so filters,
 	// select and order on them are checked like a table's; nil for other functions.
 	Result *Relation
@@ -81,7 +103,7 @@ func (c *cache) get() *Schema { return c.v.Load() }
 
 // loadSchema introspects pg_catalog for the exposed schemas.
 func loadSchema(ctx context.Context, pool *pgxpool.Pool, schemas []string) (*Schema, error) {
-	s := &Schema{Relations: map[string]*Relation{}, Funcs: map[string]*Func{}}
+	s := &Schema{Relations: map[string]*Relation{}, Funcs: map[string]*Func{}, Overloads: map[string][]*Func{}}
 	rows, err := pool.Query(ctx, `
 		select n.nspname, c.relname, c.relkind in ('v','m'), c.relrowsecurity, a.attname, format_type(a.atttypid, a.atttypmod), not a.attnotnull, a.atthasdef,
 		       coalesce(pg_get_expr(d.adbin, d.adrelid),
@@ -163,21 +185,25 @@ func loadSchema(ctx context.Context, pool *pgxpool.Pool, schemas []string) (*Sch
 		select p.oid, n.nspname, p.proname, coalesce(p.proargnames, '{}'), coalesce(p.proargmodes::text[], '{}'),
 		       array(select format_type(t, null) from unnest(coalesce(p.proallargtypes, p.proargtypes::oid[])) t),
 		       p.pronargdefaults, format_type(p.prorettype, null), p.proretset,
-		       t.typtype = 'c' or p.prorettype = 'record'::regtype, p.prorettype = 'void'::regtype, p.provolatile = 'v'
+		       t.typtype = 'c' or p.prorettype = 'record'::regtype, p.prorettype = 'void'::regtype, p.provolatile = 'v',
+		       coalesce(rn.nspname || '.' || rc.relname, '')
 		from pg_proc p join pg_namespace n on n.oid = p.pronamespace join pg_type t on t.oid = p.prorettype
-		where n.nspname = any($1) and p.prokind = 'f'
+		left join pg_class rc on rc.reltype = p.prorettype and rc.relkind in ('r', 'v', 'm', 'f', 'p')
+		left join pg_namespace rn on rn.oid = rc.relnamespace
+		where n.nspname = any($1) and p.prokind = 'f' and p.prorettype <> 'trigger'::regtype
 		  -- Functions of extensions (pgcrypto, pg_trgm, unaccent in public) are not the API.
 		  and not exists (select 1 from pg_depend d
-		                  where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e')`, schemas)
+		                  where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e')
+		order by p.oid`, schemas)
 	if err != nil {
 		return nil, err
 	}
 	for rows.Next() {
-		var sch, name, ret string
+		var sch, name, ret, table string
 		var names, modes, types []string
 		var ndef int
 		f := &Func{}
-		if err := rows.Scan(&f.oid, &sch, &name, &names, &modes, &types, &ndef, &ret, &f.ReturnsSet, &f.ReturnsRow, &f.Void, &f.Volatile); err != nil {
+		if err := rows.Scan(&f.oid, &sch, &name, &names, &modes, &types, &ndef, &ret, &f.ReturnsSet, &f.ReturnsRow, &f.Void, &f.Volatile, &table); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -203,15 +229,26 @@ func loadSchema(ctx context.Context, pool *pgxpool.Pool, schemas []string) (*Sch
 			}
 		}
 		f.Args = in
-		f.SingleJSON = len(in) == 1 && in[0].Name == "" && (in[0].Type == "json" || in[0].Type == "jsonb")
+		if !callable(in) {
+			continue // PostgREST cannot pass several unnamed parameters
+		}
+		if len(in) == 1 && in[0].Name == "" {
+			f.Unnamed = in[0].Type
+		}
+		f.SingleJSON = f.Unnamed == "json" || f.Unnamed == "jsonb"
+		f.Table = s.Relations[table]
 		key := sch + "." + name
+		s.Overloads[key] = append(s.Overloads[key], f)
 		if old := s.Funcs[key]; old != nil && len(old.Args) < len(f.Args) {
-			continue // overloads: keep the simplest; the app defines none
+			continue // Funcs keeps the simplest overload
 		}
 		s.Funcs[key] = f
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if err := loadRelationshipExtras(ctx, pool, s, schemas); err != nil {
 		return nil, err
 	}
 	return s, describeResults(ctx, pool, s)
@@ -222,7 +259,7 @@ func loadSchema(ctx context.Context, pool *pgxpool.Pool, schemas []string) (*Sch
 // A function returning a set of a scalar yields one column named after the function.
 func describeResults(ctx context.Context, pool *pgxpool.Pool, s *Schema) error {
 	byOID := map[uint32]*Func{}
-	for _, f := range s.Funcs {
+	for _, f := range slices.Concat(slices.Collect(maps.Values(s.Overloads))...) {
 		if f.ReturnsSet || f.ReturnsRow {
 			f.Result = &Relation{Schema: f.Schema, Name: f.Name, col: map[string]*Column{}}
 			byOID[f.oid] = f
@@ -312,4 +349,25 @@ func (srv *Server) watch(ctx context.Context, started chan<- error) {
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// callable is PostgREST's rule for the functions it serves: named parameters only, or a
+// single unnamed one of a type it can pass the request body as.
+func callable(in []Arg) bool {
+	unnamed := 0
+	for _, a := range in {
+		if a.Name == "" {
+			unnamed++
+		}
+	}
+	switch unnamed {
+	case 0:
+		return true
+	case 1:
+		switch in[0].Type {
+		case "bytea", "json", "jsonb", "text", "xml":
+			return true
+		}
+	}
+	return false
 }

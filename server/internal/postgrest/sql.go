@@ -92,6 +92,15 @@ func qi(s string) string { return pgx.Identifier{s}.Sanitize() }
 
 func relName(r *Relation) string { return qi(r.Schema) + "." + qi(r.Name) }
 
+// source is what a join reads under its alias: the target relation, or a computed
+// relationship's function called on the parent's row.
+func source(j *join) string {
+	if c := j.Rel.computed; c != nil {
+		return qi(c.Schema) + "." + qi(c.Name) + "(" + j.Parent + ") " + j.Alias
+	}
+	return relName(j.Rel.target) + " " + j.Alias
+}
+
 // sqlTypeAliases maps the SQL spellings PostgREST users write in casts to the catalog
 // names, so the type can be quoted like every other identifier.
 var sqlTypeAliases = map[string]string{"int": "int4", "integer": "int4", "bigint": "int8", "smallint": "int2",
@@ -118,6 +127,10 @@ func listBody(m Media) string {
 
 func body(m Media, object bool) string {
 	switch {
+	case m.GeoJSON && m.GeoFunc != "":
+		// PostgREST's FeatureCollection: each row a Feature, its geometry column the
+		// geometry and the other columns its properties.
+		return "json_build_object('type', 'FeatureCollection', 'features', coalesce(json_agg(" + m.GeoFunc + "(_r)::json), '[]'))::text"
 	case object && m.Strip:
 		return "json_strip_nulls(coalesce(json_agg(_r)->0, 'null'))::text"
 	case object:
@@ -149,9 +162,13 @@ func (w *sqlWriter) readParts(p *ReadPlan) (string, string) {
 	return strings.Join(list, ", "), " from " + relName(n.Rel) + " " + n.Alias + where + w.groupBy(n)
 }
 
-// expr writes a field read through alias.
+// expr writes a field read through alias (a computed field: its function called on
+// the row).
 func (w *sqlWriter) expr(alias string, f fieldExpr) string {
 	e := alias + "." + qi(f.Column)
+	if f.Computed != nil {
+		e = qi(f.Computed.Schema) + "." + qi(f.Computed.Name) + "(" + alias + ")"
+	}
 	for _, st := range f.JSON {
 		e += st.Op + w.arg(st.Key)
 	}
@@ -210,6 +227,8 @@ func (w *sqlWriter) selectList(n *readNode) []string {
 func joinCond(rel *relationship, p, t string) string {
 	var conds []string
 	switch {
+	case rel.computed != nil:
+		return "true" // the function is called on the parent's row (see source)
 	case rel.junction != nil:
 		j := "_j" + t
 		var jc []string
@@ -236,7 +255,7 @@ func joinCond(rel *relationship, p, t string) string {
 // the parent's conditions can see, so it reads the target under the same alias and
 // the same condition.
 func (w *sqlWriter) exists(j *join) string {
-	return "exists (select 1 from " + relName(j.Rel.target) + " " + j.Alias + " where " + w.conds[j] + ")"
+	return "exists (select 1 from " + source(j) + " where " + w.conds[j] + ")"
 }
 
 // join writes an embed's output columns; on the way it writes the join's condition
@@ -257,10 +276,14 @@ func (w *sqlWriter) join(j *join) []string {
 		w.conds = map[*join]string{}
 	}
 	w.conds[j] = cond
-	target := relName(j.Rel.target) + " " + j.Alias
+	target := source(j)
 	if j.Spread {
 		var out []string
 		for _, it := range n.Items {
+			if !j.Rel.single() {
+				out = append(out, "(select coalesce(json_agg("+w.item(n, j.Alias, it.Expr)+w.orderBy(n)+"), '[]') from "+target+" where "+cond+") as "+qi(it.Alias))
+				continue
+			}
 			out = append(out, "(select "+w.item(n, j.Alias, it.Expr)+" from "+target+" where "+cond+" limit 1) as "+qi(it.Alias))
 		}
 		return out
@@ -414,7 +437,7 @@ func (w *sqlWriter) orderBy(n *readNode) string {
 		if j := o.Related; j != nil {
 			// The embed's alias is not visible at this level's ORDER BY: the sort key
 			// reads the one row under the embed's own alias and condition.
-			e = "(select " + w.expr(j.Alias, o.Expr) + " from " + relName(j.Rel.target) + " " + j.Alias + " where " + w.conds[j] + " limit 1)"
+			e = "(select " + w.expr(j.Alias, o.Expr) + " from " + source(j) + " where " + w.conds[j] + " limit 1)"
 		} else {
 			e = w.expr(n.Alias, o.Expr)
 		}
@@ -577,7 +600,11 @@ func (w *sqlWriter) call(p *CallPlan) string {
 	f := p.Func
 	var call []string
 	if p.Body != nil {
-		call = append(call, w.arg(*p.Body)+"::"+f.Args[0].Type)
+		if f.Args[0].Type == "bytea" {
+			call = append(call, w.arg([]byte(*p.Body))+"::bytea") // binary: any byte may occur
+		} else {
+			call = append(call, w.arg(*p.Body)+"::"+f.Args[0].Type)
+		}
 	}
 	for _, a := range p.Args {
 		var expr string
@@ -609,12 +636,26 @@ func (w *sqlWriter) call(p *CallPlan) string {
 		if where != "" {
 			where = " where " + where
 		}
+		from := " from " + fn + " _t0"
+		count, with := "null::bigint", ""
+		if p.Count {
+			// count=exact: the function runs once, into a CTE both the rows and the
+			// total read (its rows are then of an anonymous record type).
+			with = "with _src as materialized (select * from " + fn + ") "
+			from = " from _src _t0"
+			count = "(select count(*) from _src _t0" + where + ")"
+		}
 		// A function returning one row (not a set) answers that row as an object.
 		object := p.Req.Media.Single || !f.ReturnsSet
-		return "select " + body(p.Req.Media, object) + ", count(_r)::int, null::bigint from (select " + strings.Join(list, ", ") +
-			" from " + fn + " _t0" + where + w.groupBy(n) + w.orderBy(n) + limitOffset(n, p.MaxRows) + ") _r"
-	case p.Req.Media.Strip:
-		return "select json_strip_nulls(coalesce(to_json(" + fn + "), 'null'))::text, 1, null::bigint"
+		return with + "select " + body(p.Req.Media, object) + ", count(_r)::int, " + count + " from (select " + strings.Join(list, ", ") +
+			from + where + w.groupBy(n) + w.orderBy(n) + limitOffset(n, p.MaxRows) + ") _r"
 	}
-	return "select coalesce(to_json(" + fn + "), 'null')::text, 1, null::bigint"
+	total := "null::bigint"
+	if p.Count {
+		total = "1::bigint"
+	}
+	if p.Req.Media.Strip {
+		return "select json_strip_nulls(coalesce(to_json(" + fn + "), 'null'))::text, 1, " + total
+	}
+	return "select coalesce(to_json(" + fn + "), 'null')::text, 1, " + total
 }

@@ -10,10 +10,19 @@ const options = { auth: { persistSession: false, autoRefreshToken: false } };
 const sb = createClient(url, anonKey, options);
 
 describe('fixture relationships', () => {
-  test('self-referencing foreign key embeds the mentor', async () => {
-    const { data, error } = await sb.from('lib_authors').select('name, mentor:lib_authors!mentor_id(name)').eq('id', 2);
+  test('self-referencing foreign key embeds the mentor and the mentees', async () => {
+    // PostgREST's convention: the key column names the parent, the table (or the table
+    // with the key column as hint) the children.
+    const { data, error } = await sb.from('lib_authors').select('name, mentor:mentor_id(name)').eq('id', 2);
     expect(error).toBeNull();
     expect(data).toEqual([{ name: 'Bogdan', mentor: { name: 'Ana' } }]);
+    const mentees = await sb
+      .from('lib_authors')
+      .select('name, mentees:lib_authors!mentor_id(name)')
+      .eq('id', 1)
+      .order('name', { referencedTable: 'mentees' });
+    expect(mentees.error).toBeNull();
+    expect(mentees.data).toEqual([{ name: 'Ana', mentees: [{ name: 'Bogdan' }, { name: 'Cristina' }] }]);
   });
 
   test('many-to-many through the junction', async () => {

@@ -38,7 +38,9 @@ func Start(t testing.TB, tweak func(*config.Config)) *Server {
 		StateDir: t.TempDir(), SiteURL: base, JWTSecret: []byte(Secret), JWTExpiry: time.Hour,
 		SMTPPort: 25, SMTPSender: "Casus <no-reply@casus.test>",
 		RateLimitSignIn: 1000, RateLimitEmail: 1000, RateLimitVerify: 1000, RateLimitSignUp: 1000,
-		DBSchemas: []string{"public"}, DBMaxRows: 1000, StatementTimeout: 8 * time.Second, MaxBodyBytes: 1 << 20,
+		// Aggregates on: the data API's tests use them (DB_AGGREGATES_ENABLED is off by default).
+		DBAggregatesEnabled: true,
+		DBSchemas:           []string{"public"}, DBMaxRows: 1000, StatementTimeout: 8 * time.Second, MaxBodyBytes: 1 << 20,
 		HTTPReadTimeout: 30 * time.Second, HTTPReadHeaderTimeout: 10 * time.Second, HTTPIdleTimeout: 30 * time.Second,
 		AIModel: "claude-test", AIModels: []string{"claude-test"}, AIDailyRequests: 1000, AIDailyTokens: 1_000_000,
 		FrontendDir: t.TempDir(),
