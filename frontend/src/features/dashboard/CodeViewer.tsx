@@ -7,26 +7,46 @@ export const CODE_TABS = [
 ] as const;
 export type CodeId = (typeof CODE_TABS)[number]['id'];
 
-export type Article = { idx: number; number: string; lines: string[]; text: string; lower: string };
+export type Article = { readonly idx: number; readonly number: string; readonly text: string; readonly lines: string[]; readonly lower: string };
 
-// Splits a code text into articles ("Art. N" / "Articolul N" headers).
+// One article; its lines (for the heading of a rendered article) and its lower-case text (for
+// a search) are computed on first use, not for the thousands of articles a code loads.
+class CodeArticle implements Article {
+  readonly idx: number;
+  readonly number: string;
+  readonly text: string;
+  private low: string | undefined;
+  constructor(idx: number, number: string, text: string) {
+    this.idx = idx;
+    this.number = number;
+    this.text = text;
+  }
+  get lines() {
+    return this.text.split('\n');
+  }
+  get lower() {
+    return (this.low ??= this.text.toLowerCase());
+  }
+}
+
+const HEADER = /^(?:Art\.|Articolul) (\d+(?:\^\d+)?)$/gm;
+
+// Splits a code text into articles ("Art. N" / "Articolul N" header lines): one scan for the
+// headers, each article a slice from its header to the line before the next.
 export function splitArticles(text: string): Article[] {
   const out: Article[] = [];
-  let cur: string[] = [];
   let num = '';
-  const flush = () => {
-    const t = cur.join('\n');
-    if (num || t.trim()) out.push({ idx: out.length, number: num, lines: cur, text: t, lower: t.toLowerCase() });
+  let from = 0;
+  const flush = (end: number) => {
+    const t = text.slice(from, end);
+    if (num || t.trim()) out.push(new CodeArticle(out.length, num, t));
   };
-  for (const line of text.split('\n')) {
-    const m = /^(?:Art\.|Articolul) (\d+(?:\^\d+)?)$/.exec(line);
-    if (m) {
-      flush();
-      num = m[1];
-      cur = [line];
-    } else cur.push(line);
+  for (const m of text.matchAll(HEADER)) {
+    flush(Math.max(from, m.index - 1));
+    num = m[1];
+    from = m.index;
   }
-  flush();
+  flush(text.length);
   return out;
 }
 
@@ -63,8 +83,14 @@ const GAP = 14;
 // scrollbar and the first placement of a jump use it; each rendered article is measured.
 function estimateHeight(a: Article, width: number): number {
   const perLine = Math.max(20, Math.floor((width - 32) / 7.5));
+  const t = a.text;
   let lines = 0;
-  for (const l of a.lines) lines += Math.max(1, Math.ceil(l.length / perLine));
+  for (let from = 0; ; ) {
+    const nl = t.indexOf('\n', from);
+    lines += Math.max(1, Math.ceil(((nl < 0 ? t.length : nl) - from) / perLine));
+    if (nl < 0) break;
+    from = nl + 1;
+  }
   return lines * 22 + (a.number ? 10 : 0);
 }
 
