@@ -75,7 +75,7 @@ function loadText(id: CodeId): Promise<string> {
   return cache.get(id)!;
 }
 
-// Space between two articles (the virtualiser's gap; the CSS margin is the same).
+// Space between two articles (the CSS margin of .code-text article is the same).
 const GAP = 14;
 
 // A first guess of an article's height in the box, from its line lengths: the serif text
@@ -179,9 +179,9 @@ function useWindow(box: RefObject<HTMLDivElement | null>, items: Article[], code
 
 // The legal-code viewer: texts load on first selection of a tab; "go to article" and
 // in-text search. Only the articles in and near the visible part of the box are in the
-// page (@tanstack/react-virtual measures each as it renders; spacers stand for the rest),
-// so the 2,674-article Civil Code costs a few dozen elements, and a jump renders the
-// articles around its target. Each article carries its position (aria-posinset/setsize)
+// page (useWindow measures each as it renders; spacers stand for the rest), so the
+// 2,674-article Civil Code costs a few dozen elements, and a jump renders the articles
+// around its target. Each article carries its position (aria-posinset/setsize)
 // for screen readers; the code search finds what find-in-page no longer can.
 export function CodeViewer({ target, active = true }: { target: { code: CodeId; article: string; seq: number } | null; active?: boolean }) {
   const [tab, setTab] = useState<CodeId>(target?.code ?? 'codul_civil');
@@ -215,7 +215,7 @@ export function CodeViewer({ target, active = true }: { target: { code: CodeId; 
   const list = useWindow(box, shown, tab);
 
   // Brings the highlighted article to the top of the text box and keeps it there until its
-  // position holds. Until it is rendered the virtualiser scrolls to its estimated place
+  // position holds. Until it is rendered the box scrolls to its estimated place
   // (which renders it); once it is in the page, its real position is corrected each frame,
   // because the articles around it take their measured heights as they render, and a
   // bottom sheet may still be sliding in. It stops when the position has held for a few
