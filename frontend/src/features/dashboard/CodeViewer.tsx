@@ -104,13 +104,23 @@ const OVERSCAN_PX = 800;
 // in normal flow the browser's scroll anchoring keeps the text still when an article
 // above the visible part takes its measured height. offsets.current[i] is where article i
 // starts (read by the jump, outside render).
-function useWindow(box: RefObject<HTMLDivElement | null>, items: Article[], code: CodeId) {
+//
+// want (a jump: its article's index, keyed by the highlight it is for) renders the band
+// around that article's estimated place in the same render as the highlight, before the box
+// has scrolled there, so the jump finds its article in the page at once; the band follows
+// the scroll position again from the next scroll or resize.
+function useWindow(box: RefObject<HTMLDivElement | null>, items: Article[], code: CodeId, want: { key: object; index: number } | null) {
   const [view, setView] = useState({ top: 0, height: 0, width: 0 });
   const [sizes, setSizes] = useState(() => new Map<string, number>());
+  const [pin, setPin] = useState<{ key: object; index: number; live: boolean } | null>(null);
+  if (want && want.index >= 0 && pin?.key !== want.key) setPin({ ...want, live: true });
   useEffect(() => {
     const c = box.current;
     if (!c) return;
-    const read = () => setView((v) => (v.top === c.scrollTop && v.height === c.clientHeight && v.width === c.clientWidth ? v : { top: c.scrollTop, height: c.clientHeight, width: c.clientWidth }));
+    const read = () => {
+      setPin((p) => (p?.live ? { ...p, live: false } : p));
+      setView((v) => (v.top === c.scrollTop && v.height === c.clientHeight && v.width === c.clientWidth ? v : { top: c.scrollTop, height: c.clientHeight, width: c.clientWidth }));
+    };
     const ro = new ResizeObserver(read);
     ro.observe(c);
     c.addEventListener('scroll', read, { passive: true });
@@ -162,8 +172,9 @@ function useWindow(box: RefObject<HTMLDivElement | null>, items: Article[], code
   // First article ending below the top of the rendered band, last one starting above its
   // bottom (binary searches on the offsets). A box not laid out yet renders a few.
   const n = items.length;
-  const lo = view.top - OVERSCAN_PX;
-  const hi = view.top + Math.max(view.height, 1) + OVERSCAN_PX;
+  const top = pin?.live && pin.index < n ? offsetsNow[pin.index] : view.top;
+  const lo = top - OVERSCAN_PX;
+  const hi = top + Math.max(view.height, 1) + OVERSCAN_PX;
   let start = 0;
   for (let l = 0, r = n; l < r; ) {
     const m = (l + r) >> 1;
@@ -212,7 +223,8 @@ export function CodeViewer({ target, active = true }: { target: { code: CodeId; 
   const shown = useMemo(() => (q.length >= 2 ? articles.filter((a) => a.lower.includes(q)) : articles), [articles, q]);
   const hl = highlight?.article ?? null;
 
-  const list = useWindow(box, shown, tab);
+  const index = highlight ? shown.findIndex((a) => a.number === highlight.article) : -1;
+  const list = useWindow(box, shown, tab, highlight && { key: highlight, index });
 
   // Brings the highlighted article to the top of the text box and keeps it there until its
   // position holds. Until it is rendered the box scrolls to its estimated place
@@ -223,7 +235,6 @@ export function CodeViewer({ target, active = true }: { target: { code: CodeId; 
   // closed bottom sheet), it waits until shown.
   useEffect(() => {
     const c = box.current;
-    const index = highlight ? shown.findIndex((a) => a.number === highlight.article) : -1;
     if (!c || index < 0 || !active) return;
     let raf = 0;
     let frames = 0;
@@ -249,7 +260,7 @@ export function CodeViewer({ target, active = true }: { target: { code: CodeId; 
       stop();
       events.forEach((e) => c.removeEventListener(e, stop));
     };
-  }, [highlight, shown, active, list.offsets]);
+  }, [highlight, index, shown, active, list.offsets]);
   // A new search shows its hits from the first one; clearing it returns to the highlighted
   // article (a fresh highlight object runs the placement again).
   const searchKey = q.length >= 2 ? q : '';
