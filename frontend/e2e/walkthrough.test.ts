@@ -121,7 +121,8 @@ test('walkthrough: search list, picked row, badge order, viewer search', async (
     expect(civil).toEqual([...civil].sort((a, b) => a - b));
   });
   await step(page, 'walkthrough-viewer-search', async () => {
-    await page.locator('.code-text [data-article="2600"]').waitFor({ state: 'attached', timeout: 30_000 });
+    // The Civil Code is loaded (its articles are virtualised: only those near view are in the page).
+    await page.locator('.code-text article[aria-setsize]').first().waitFor({ timeout: 30_000 });
     await page.locator('button.badge.article', { hasText: 'Art. 1357 C.civ.' }).click();
     const hl = page.locator('.code-text article.highlight[data-article="1357"]');
     const onScreen = () =>

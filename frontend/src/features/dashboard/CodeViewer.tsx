@@ -1,4 +1,4 @@
-import { memo, type ReactNode, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, type ReactNode, type RefObject, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 
 export const CODE_TABS = [
   { id: 'codul_civil', label: 'Codul Civil' },
@@ -7,26 +7,46 @@ export const CODE_TABS = [
 ] as const;
 export type CodeId = (typeof CODE_TABS)[number]['id'];
 
-export type Article = { idx: number; number: string; lines: string[]; text: string; lower: string };
+export type Article = { readonly idx: number; readonly number: string; readonly text: string; readonly lines: string[]; readonly lower: string };
 
-// Splits a code text into articles ("Art. N" / "Articolul N" headers).
+// One article; its lines (for the heading of a rendered article) and its lower-case text (for
+// a search) are computed on first use, not for the thousands of articles a code loads.
+class CodeArticle implements Article {
+  readonly idx: number;
+  readonly number: string;
+  readonly text: string;
+  private low: string | undefined;
+  constructor(idx: number, number: string, text: string) {
+    this.idx = idx;
+    this.number = number;
+    this.text = text;
+  }
+  get lines() {
+    return this.text.split('\n');
+  }
+  get lower() {
+    return (this.low ??= this.text.toLowerCase());
+  }
+}
+
+const HEADER = /^(?:Art\.|Articolul) (\d+(?:\^\d+)?)$/gm;
+
+// Splits a code text into articles ("Art. N" / "Articolul N" header lines): one scan for the
+// headers, each article a slice from its header to the line before the next.
 export function splitArticles(text: string): Article[] {
   const out: Article[] = [];
-  let cur: string[] = [];
   let num = '';
-  const flush = () => {
-    const t = cur.join('\n');
-    if (num || t.trim()) out.push({ idx: out.length, number: num, lines: cur, text: t, lower: t.toLowerCase() });
+  let from = 0;
+  const flush = (end: number) => {
+    const t = text.slice(from, end);
+    if (num || t.trim()) out.push(new CodeArticle(out.length, num, t));
   };
-  for (const line of text.split('\n')) {
-    const m = /^(?:Art\.|Articolul) (\d+(?:\^\d+)?)$/.exec(line);
-    if (m) {
-      flush();
-      num = m[1];
-      cur = [line];
-    } else cur.push(line);
+  for (const m of text.matchAll(HEADER)) {
+    flush(Math.max(from, m.index - 1));
+    num = m[1];
+    from = m.index;
   }
-  flush();
+  flush(text.length);
   return out;
 }
 
@@ -55,11 +75,125 @@ function loadText(id: CodeId): Promise<string> {
   return cache.get(id)!;
 }
 
+// Space between two articles (the CSS margin of .code-text article is the same).
+const GAP = 14;
+
+// A first guess of an article's height in the box, from its line lengths: the serif text
+// at 15 px (about 7.5 px a character, 22 px a line) plus the heading's padding. Only the
+// scrollbar and the first placement of a jump use it; each rendered article is measured.
+function estimateHeight(a: Article, width: number): number {
+  const perLine = Math.max(20, Math.floor((width - 32) / 7.5));
+  const t = a.text;
+  let lines = 0;
+  for (let from = 0; ; ) {
+    const nl = t.indexOf('\n', from);
+    lines += Math.max(1, Math.ceil(((nl < 0 ? t.length : nl) - from) / perLine));
+    if (nl < 0) break;
+    from = nl + 1;
+  }
+  return lines * 22 + (a.number ? 10 : 0);
+}
+
+// How far beyond the visible part of the box articles are rendered, above and below.
+const OVERSCAN_PX = 800;
+
+// Windowing of the article list inside the scrolling box: which articles to render for
+// the current scroll position, and the heights the spacers stand for above and below
+// them. Rendered articles report their real heights (one ResizeObserver); the others
+// count with their estimate. The spacers keep the scrollbar honest, and since articles are
+// in normal flow the browser's scroll anchoring keeps the text still when an article
+// above the visible part takes its measured height. offsets.current[i] is where article i
+// starts (read by the jump, outside render).
+//
+// want (a jump: its article's index, keyed by the highlight it is for) renders the band
+// around that article's estimated place in the same render as the highlight, before the box
+// has scrolled there, so the jump finds its article in the page at once; the band follows
+// the scroll position again from the next scroll or resize.
+function useWindow(box: RefObject<HTMLDivElement | null>, items: Article[], code: CodeId, want: { key: object; index: number } | null) {
+  const [view, setView] = useState({ top: 0, height: 0, width: 0 });
+  const [sizes, setSizes] = useState(() => new Map<string, number>());
+  const [pin, setPin] = useState<{ key: object; index: number; live: boolean } | null>(null);
+  if (want && want.index >= 0 && pin?.key !== want.key) setPin({ ...want, live: true });
+  useEffect(() => {
+    const c = box.current;
+    if (!c) return;
+    const read = () => {
+      setPin((p) => (p?.live ? { ...p, live: false } : p));
+      setView((v) => (v.top === c.scrollTop && v.height === c.clientHeight && v.width === c.clientWidth ? v : { top: c.scrollTop, height: c.clientHeight, width: c.clientWidth }));
+    };
+    const ro = new ResizeObserver(read);
+    ro.observe(c);
+    c.addEventListener('scroll', read, { passive: true });
+    read();
+    return () => {
+      ro.disconnect();
+      c.removeEventListener('scroll', read);
+    };
+  }, [box]);
+  // One observer for every rendered article; heights are keyed per code and article.
+  const [observer] = useState(
+    () =>
+      new ResizeObserver((entries) =>
+        setSizes((prev) => {
+          let next: Map<string, number> | null = null;
+          for (const e of entries) {
+            const el = e.target as HTMLElement;
+            const h = e.borderBoxSize?.[0]?.blockSize ?? el.offsetHeight;
+            if (!el.isConnected || h === 0 || prev.get(el.dataset.key!) === h) continue;
+            next ??= new Map(prev);
+            next.set(el.dataset.key!, h);
+          }
+          return next ?? prev;
+        }),
+      ),
+  );
+  useEffect(() => () => observer.disconnect(), [observer]);
+  const measure = useCallback(
+    (el: HTMLElement | null) => {
+      if (!el) return;
+      el.dataset.key = `${code}:${el.dataset.idx}`;
+      observer.observe(el);
+      // Unobserved when it leaves the page (the callback ref's cleanup).
+      return () => observer.unobserve(el);
+    },
+    [observer, code],
+  );
+  const width = view.width || 420;
+  const estimates = useMemo(() => items.map((a) => estimateHeight(a, width)), [items, width]);
+  const offsetsNow = useMemo(() => {
+    const o = new Float64Array(items.length + 1);
+    for (let i = 0; i < items.length; i++) o[i + 1] = o[i] + (sizes.get(`${code}:${items[i].idx}`) ?? estimates[i]) + GAP;
+    return o;
+  }, [items, sizes, estimates, code]);
+  const offsets = useRef(offsetsNow);
+  useEffect(() => {
+    offsets.current = offsetsNow;
+  }, [offsetsNow]);
+  // First article ending below the top of the rendered band, last one starting above its
+  // bottom (binary searches on the offsets). A box not laid out yet renders a few.
+  const n = items.length;
+  const top = pin?.live && pin.index < n ? offsetsNow[pin.index] : view.top;
+  const lo = top - OVERSCAN_PX;
+  const hi = top + Math.max(view.height, 1) + OVERSCAN_PX;
+  let start = 0;
+  for (let l = 0, r = n; l < r; ) {
+    const m = (l + r) >> 1;
+    if (offsetsNow[m + 1] <= lo) l = start = m + 1;
+    else r = m;
+  }
+  let end = start;
+  while (end < n && (offsetsNow[end] < hi || end - start < 3)) end++;
+  const range: number[] = [];
+  for (let i = start; i < end; i++) range.push(i);
+  return { range, before: offsetsNow[start], after: offsetsNow[n] - offsetsNow[end], measure, offsets };
+}
+
 // The legal-code viewer: texts load on first selection of a tab; "go to article" and
-// in-text search. Each article is one memoised element whose text is a single pre-wrapped
-// node, and the browser skips the layout and paint of those off screen
-// (content-visibility), so the 2,674-article Civil Code renders once and a jump only
-// re-renders the two articles whose highlight changes.
+// in-text search. Only the articles in and near the visible part of the box are in the
+// page (useWindow measures each as it renders; spacers stand for the rest), so the
+// 2,674-article Civil Code costs a few dozen elements, and a jump renders the articles
+// around its target. Each article carries its position (aria-posinset/setsize)
+// for screen readers; the code search finds what find-in-page no longer can.
 export function CodeViewer({ target, active = true }: { target: { code: CodeId; article: string; seq: number } | null; active?: boolean }) {
   const [tab, setTab] = useState<CodeId>(target?.code ?? 'codul_civil');
   const [text, setText] = useState<Record<string, string | null>>({});
@@ -85,25 +219,37 @@ export function CodeViewer({ target, active = true }: { target: { code: CodeId; 
       });
   }, [tab, text]);
   const articles = useMemo(() => (text[tab] ? splitArticles(text[tab]!) : []), [text, tab]);
-  // Brings the highlighted article to the top of the text box and keeps it there until
-  // its position holds. The highlighted article is always rendered (CSS exempts it from
-  // content-visibility), but the articles around it start with estimated heights and take
-  // their real ones as the browser renders what scrolls into view, which moves the target;
-  // a bottom sheet may also still be sliding in. So the position is corrected each frame
-  // until it has held for a few frames (or the box can scroll no further), unless the
-  // reader scrolls first; hidden (a closed bottom sheet), it waits until shown.
+  const q = query.trim().toLowerCase();
+  const shown = useMemo(() => (q.length >= 2 ? articles.filter((a) => a.lower.includes(q)) : articles), [articles, q]);
+  const hl = highlight?.article ?? null;
+
+  const index = highlight ? shown.findIndex((a) => a.number === highlight.article) : -1;
+  const list = useWindow(box, shown, tab, highlight && { key: highlight, index });
+
+  // Brings the highlighted article to the top of the text box and keeps it there until its
+  // position holds. Until it is rendered the box scrolls to its estimated place
+  // (which renders it); once it is in the page, its real position is corrected each frame,
+  // because the articles around it take their measured heights as they render, and a
+  // bottom sheet may still be sliding in. It stops when the position has held for a few
+  // frames (or the box can scroll no further), or when the reader scrolls first; hidden (a
+  // closed bottom sheet), it waits until shown.
   useEffect(() => {
-    const el = highlight && box.current?.querySelector<HTMLElement>(`[data-article="${CSS.escape(highlight.article)}"]`);
     const c = box.current;
-    if (!el || !c || !active) return;
+    if (!c || index < 0 || !active) return;
     let raf = 0;
     let frames = 0;
     let held = 0;
     const place = () => {
-      const off = el.getBoundingClientRect().top - c.getBoundingClientRect().top;
-      const before = c.scrollTop;
-      if (Math.abs(off) > 1) c.scrollTop += off;
-      held = Math.abs(off) <= 1 || c.scrollTop === before ? held + 1 : 0;
+      const el = c.querySelector<HTMLElement>(`article[data-index="${index}"]`);
+      if (!el) {
+        c.scrollTop = list.offsets.current[index];
+        held = 0;
+      } else {
+        const off = el.getBoundingClientRect().top - c.getBoundingClientRect().top;
+        const before = c.scrollTop;
+        if (Math.abs(off) > 1) c.scrollTop += off;
+        held = Math.abs(off) <= 1 || c.scrollTop === before ? held + 1 : 0;
+      }
       if (held < SETTLED_FRAMES && ++frames < MAX_PLACING_FRAMES) raf = requestAnimationFrame(place);
     };
     const stop = () => cancelAnimationFrame(raf);
@@ -114,10 +260,7 @@ export function CodeViewer({ target, active = true }: { target: { code: CodeId; 
       stop();
       events.forEach((e) => c.removeEventListener(e, stop));
     };
-  }, [highlight, articles, active]);
-  const q = query.trim().toLowerCase();
-  const shown = useMemo(() => (q.length >= 2 ? articles.filter((a) => a.lower.includes(q)) : articles), [articles, q]);
-  const hl = highlight?.article ?? null;
+  }, [highlight, index, shown, active, list.offsets]);
   // A new search shows its hits from the first one; clearing it returns to the highlighted
   // article (a fresh highlight object runs the placement again).
   const searchKey = q.length >= 2 ? q : '';
@@ -152,9 +295,12 @@ export function CodeViewer({ target, active = true }: { target: { code: CodeId; 
       <div className="code-text" ref={box} tabIndex={0} aria-label="Textul codului">
         {text[tab] === undefined && <p>Se încarcă...</p>}
         {(text[tab] === null || (text[tab] !== undefined && articles.length === 0)) && <p>Nu există text</p>}
-        {shown.map((a) => (
-          <ArticleView key={a.idx} a={a} highlighted={!!a.number && a.number === hl} q={q.length >= 2 ? q : ''} />
-        ))}
+        {shown.length > 0 && <div className="spacer" style={{ height: list.before }} />}
+        {list.range.map((i) => {
+          const a = shown[i];
+          return <ArticleView key={a.idx} ref={list.measure} index={i} of={shown.length} a={a} highlighted={!!a.number && a.number === hl} q={q.length >= 2 ? q : ''} />;
+        })}
+        {shown.length > 0 && <div className="spacer" style={{ height: list.after }} />}
       </div>
     </section>
   );
@@ -170,19 +316,23 @@ export function articleHead(a: Article): { head: string; body: string } {
   return isTitle ? { head: `${first}\n${second}`, body: rest.join('\n') } : { head: first, body: a.lines.slice(1).join('\n') };
 }
 
-const ArticleView = memo(function ArticleView({ a, highlighted, q }: { a: Article; highlighted: boolean; q: string }) {
+type ArticleProps = { a: Article; index: number; of: number; highlighted: boolean; q: string; ref: (el: HTMLElement | null) => void | (() => void) };
+
+const ArticleView = memo(function ArticleView({ a, index, of, highlighted, q, ref }: ArticleProps) {
   const { head, body } = articleHead(a);
   const shown = (t: string) => (q ? mark(t, t.toLowerCase(), q) : t);
+  // data-index: its place in the list shown; data-idx: which article it is (measured heights).
+  const attrs = { ref, 'data-index': index, 'data-idx': a.idx, 'data-article': a.number, 'aria-posinset': index + 1, 'aria-setsize': of, className: highlighted ? 'highlight' : undefined };
   if (!head) {
     return (
-      <article data-article={a.number} className={highlighted ? 'highlight' : undefined}>
+      <article {...attrs}>
         {shown(a.text)}
       </article>
     );
   }
   const [num, title] = head.split('\n');
   return (
-    <article data-article={a.number} className={highlighted ? 'highlight' : undefined}>
+    <article {...attrs}>
       <strong className="art-head">
         {shown(num)}
         {title !== undefined && <>{'\n'}<span className="art-title">{shown(title)}</span></>}

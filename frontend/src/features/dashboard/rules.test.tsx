@@ -81,6 +81,12 @@ describe('code viewer text', () => {
     const a = splitArticles('CODUL\n\nArt. 1\nIzvoare\n(1) Text.\nArt. 2^1\nAlt text\nArticolul 3\nX');
     expect(a.map((x) => x.number)).toEqual(['', '1', '2^1', '3']);
     expect(a[1].text).toBe('Art. 1\nIzvoare\n(1) Text.');
+    expect(a.map((x) => x.text)).toEqual(['CODUL\n', 'Art. 1\nIzvoare\n(1) Text.', 'Art. 2^1\nAlt text', 'Articolul 3\nX']);
+    expect(a[1].lines).toEqual(['Art. 1', 'Izvoare', '(1) Text.']);
+    expect(a[2].lower).toBe('art. 2^1\nalt text');
+    // A header at the very start leaves no empty preamble; a header-like line inside a
+    // paragraph is not one.
+    expect(splitArticles('Art. 5\nVezi Art. 6 din lege.\nArt. 6\nY').map((x) => x.number)).toEqual(['5', '6']);
     expect(articleNumber('Art. 1357 C.civ.')).toBe('1357');
     expect(articleNumber('art. 2^1')).toBe('2^1');
     expect(articleNumber(' 630 ')).toBe('630');

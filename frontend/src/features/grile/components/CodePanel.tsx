@@ -22,7 +22,8 @@ export function CodePanel({ target, onClose }: { target: ArticleTarget | null; o
   }, [target, onClose]);
   if (!target) return null;
   return (
-    <aside className="grile-code-panel" role="dialog" aria-label="Coduri">
+    // A <div>: an <aside> may not take the dialog role.
+    <div className="grile-code-panel" role="dialog" aria-label="Coduri">
       <div className="sheet-head">
         <strong>Coduri</strong>
         <button ref={close} className="close" aria-label="Închide codul" onClick={onClose}>×</button>
@@ -30,6 +31,6 @@ export function CodePanel({ target, onClose }: { target: ArticleTarget | null; o
       <div className="grile-code-body">
         <CodeViewer target={target} />
       </div>
-    </aside>
+    </div>
   );
 }

@@ -26,37 +26,40 @@ export function QuestionView({ q, header, chosen, onToggle, revealed, onArticle,
         {categoryName && <span className="muted grila-cat">{categoryName} · {q.subcategory}</span>}
       </div>
       <p className="grila-statement" data-testid="statement">{q.statement}</p>
-      <ol className="grila-options" role="group" aria-label="Variante">
-        {LETTERS.map((l, i) => {
-          const on = chosen.includes(l);
-          const right = revealed?.correct.includes(l);
-          const cls = ['grila-option', on ? 'chosen' : '', revealed ? (right ? 'right' : 'wrong') : ''].join(' ').trim();
-          return (
-            <li key={l}>
-              <button
-                type="button"
-                className={cls}
-                role="checkbox"
-                aria-checked={on}
-                aria-disabled={!onToggle || !!revealed}
-                onMouseDown={(e) => e.preventDefault()}
-                onClick={() => onToggle && !revealed && onToggle(l)}
-                data-testid={`option-${l}`}
-              >
-                <span className="letter" aria-hidden>{l})</span> <span className="text">{q.options[i]}</span>
-                <span className="keyhint" aria-hidden>{i + 1}</span>
-              </button>
-              {revealed && (
-                <div className={`explanation ${right ? 'right' : 'wrong'}`} data-testid={`explanation-${l}`}>
-                  <strong>{right ? 'Corectă' : 'Greșită'}{on ? ' · ai ales-o' : ''}</strong>
-                  <p>{revealed.explanations[i]}</p>
-                  <ArticleBadges citations={revealed.citations[i] ?? []} onArticle={onArticle} />
-                </div>
-              )}
-            </li>
-          );
-        })}
-      </ol>
+      {/* The group is a wrapper: on the <ol> itself the role would hide the list from its items. */}
+      <div role="group" aria-label="Variante">
+        <ol className="grila-options">
+          {LETTERS.map((l, i) => {
+            const on = chosen.includes(l);
+            const right = revealed?.correct.includes(l);
+            const cls = ['grila-option', on ? 'chosen' : '', revealed ? (right ? 'right' : 'wrong') : ''].join(' ').trim();
+            return (
+              <li key={l}>
+                <button
+                  type="button"
+                  className={cls}
+                  role="checkbox"
+                  aria-checked={on}
+                  aria-disabled={!onToggle || !!revealed}
+                  onMouseDown={(e) => e.preventDefault()}
+                  onClick={() => onToggle && !revealed && onToggle(l)}
+                  data-testid={`option-${l}`}
+                >
+                  <span className="letter" aria-hidden>{l})</span> <span className="text">{q.options[i]}</span>
+                  <span className="keyhint" aria-hidden>{i + 1}</span>
+                </button>
+                {revealed && (
+                  <div className={`explanation ${right ? 'right' : 'wrong'}`} data-testid={`explanation-${l}`}>
+                    <strong>{right ? 'Corectă' : 'Greșită'}{on ? ' · ai ales-o' : ''}</strong>
+                    <p>{revealed.explanations[i]}</p>
+                    <ArticleBadges citations={revealed.citations[i] ?? []} onArticle={onArticle} />
+                  </div>
+                )}
+              </li>
+            );
+          })}
+        </ol>
+      </div>
     </article>
   );
 }
