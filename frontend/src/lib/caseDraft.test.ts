@@ -23,7 +23,7 @@ import {
   toPayload,
   validateDraft,
   type Draft,
-} from './logic';
+} from './caseDraft';
 
 describe('article entry', () => {
   test.each([

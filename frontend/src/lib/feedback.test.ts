@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
-import { initSupabase } from '../../lib/supabase';
-import { listOwnFeedback } from './api';
+import { initSupabase } from './supabase';
+import { listOwnFeedback } from './feedback';
 
 test('listing own feedback without a session fails with the spec message', async () => {
   // Nothing listens on this port: the check must fail before any request.

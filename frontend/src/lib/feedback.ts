@@ -1,4 +1,4 @@
-import { supabase } from '../../lib/supabase';
+import { supabase } from './supabase';
 
 // A signed-in user's own feedback, newest first (section 6: fails with
 // 'Not authenticated' when nobody is signed in, before any request is made).

@@ -1,4 +1,4 @@
-import { gradeBand } from '../../lib/validation';
+import { gradeBand } from './validation';
 
 // The grading rubric (section 9): intellectual operations 40, drafting 60.
 export const RUBRIC = [

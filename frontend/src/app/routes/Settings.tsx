@@ -1,6 +1,6 @@
 import { useAuth } from '../../lib/auth/store';
-import { TwoFactorSettings } from '../mfa/TwoFactorSettings';
-import { OptOutSetting } from '../leaderboard/components/OptOutSetting';
+import { TwoFactorSettings } from '../../features/mfa/components/TwoFactorSettings';
+import { OptOutSetting } from '../../features/leaderboard/components/OptOutSetting';
 
 export default function Settings() {
   const { profile, user } = useAuth();

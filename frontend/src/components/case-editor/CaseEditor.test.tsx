@@ -2,7 +2,7 @@ import { act, cleanup, fireEvent, render, screen } from '@testing-library/react'
 import { useState } from 'react';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { CaseEditor } from './CaseEditor';
-import { newItem, toPayload, type Draft } from './logic';
+import { newItem, toPayload, type Draft } from '../../lib/caseDraft';
 
 afterEach(() => {
   cleanup();

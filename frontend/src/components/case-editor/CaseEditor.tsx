@@ -1,4 +1,4 @@
-import { ArrowDownIcon, ArrowUpIcon } from '../../components/ui/icons';
+import { ArrowDownIcon, ArrowUpIcon } from '../ui/icons';
 import { useState, type ReactNode } from 'react';
 import {
   addArticle,
@@ -13,7 +13,7 @@ import {
   type Difficulty,
   type Draft,
   type Item,
-} from './logic';
+} from '../../lib/caseDraft';
 
 type Props = { draft: Draft; onChange: (d: Draft) => void; articleExtra?: (reference: string) => ReactNode };
 

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { supabase } from '../../lib/supabase';
 import { useAuthStore } from '../../lib/auth/store';
 import { validateFeedback } from '../../lib/validation';
-import { Dialog } from '../../components/ui/dialog';
+import { Dialog } from '../ui/dialog';
 
 export function FeedbackButton({ label = 'Trimite feedback' }: { label?: string }) {
   const [open, setOpen] = useState(false);

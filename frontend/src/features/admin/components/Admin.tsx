@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { supabase } from '../../lib/supabase';
-import { useAuth } from '../../lib/auth/store';
-import { toast } from '../../components/ui/toast';
-import { ArrowRightIcon } from '../../components/ui/icons';
+import { supabase } from '../../../lib/supabase';
+import { useAuth } from '../../../lib/auth/store';
+import { toast } from '../../../components/ui/toast';
+import { ArrowRightIcon } from '../../../components/ui/icons';
 
 type UserRow = { id: string; email: string; name: string; username: string; university_code: string | null; is_admin: boolean; role: string; created_at: string };
 type FeedbackRow = { id: string; email: string | null; body: string; created_at: string };

@@ -1,8 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
-import { supabase } from '../../lib/supabase';
-import { reloadProfile, useAuth } from '../../lib/auth/store';
-import { validateProfile } from '../../lib/validation';
+import { supabase } from '../../../lib/supabase';
+import { reloadProfile, useAuth } from '../../../lib/auth/store';
+import { validateProfile } from '../../../lib/validation';
 import { Brand } from './pages';
 import { UniversitySelect, UsernameStatusText, useUniversities, useUsernameCheck } from './profileFields';
 

@@ -1,12 +1,12 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate } from 'react-router-dom';
-import { supabase } from '../../lib/supabase';
-import { useAuth } from '../../lib/auth/store';
-import { invalidFields, validateForgot, validateLogin, validateReset, validateSignup } from '../../lib/validation';
+import { supabase } from '../../../lib/supabase';
+import { useAuth } from '../../../lib/auth/store';
+import { invalidFields, validateForgot, validateLogin, validateReset, validateSignup } from '../../../lib/validation';
 import { UniversitySelect, UsernameStatusText, useUniversities, useUsernameCheck } from './profileFields';
-import { Dialog } from '../../components/ui/dialog';
-import { FeedbackButton } from '../feedback/FeedbackDialog';
-import { ScaleIcon } from '../../components/ui/icons';
+import { Dialog } from '../../../components/ui/dialog';
+import { FeedbackButton } from '../../../components/feedback/FeedbackDialog';
+import { ScaleIcon } from '../../../components/ui/icons';
 
 const GENERIC = 'A apărut o eroare. Te rog încearcă din nou.';
 

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { supabase } from '../../lib/supabase';
-import { likeLiteral, MIN_USERNAME, type UsernameStatus } from '../../lib/validation';
+import { supabase } from '../../../lib/supabase';
+import { likeLiteral, MIN_USERNAME, type UsernameStatus } from '../../../lib/validation';
 
 export type University = { code: string; name: string; category: 'Public' | 'Private' | 'Other' };
 

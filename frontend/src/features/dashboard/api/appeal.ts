@@ -1,4 +1,4 @@
-import { supabase } from '../../lib/supabase';
+import { supabase } from '../../../lib/supabase';
 
 // The appeal of a blocked AI check (issue 15 §3). The database decides everything: only the
 // owner of a blocked submission may ask (request_human_review), only moderators decide.

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { lawAsOfLabel } from './data';
+import { lawAsOfLabel } from './cases';
 
 describe('law as of', () => {
   test('a date reads in Romanian, without a leading zero', () => {

@@ -1,8 +1,8 @@
 import { useEffect, useMemo, useRef } from 'react';
-import { stripCasePrefix } from '../../lib/validation';
-import { CheckIcon, ChevronRightIcon } from '../../components/ui/icons';
-import { levelColor, type CaseRow, type Category, type Domain } from './data';
-import { casesIn, subcategoriesOf, toggleCategory, toggleDomain, toggleSub, type OpenPath } from './tree';
+import { stripCasePrefix } from '../../../lib/validation';
+import { CheckIcon, ChevronRightIcon } from '../../../components/ui/icons';
+import { levelColor, type CaseRow, type Category, type Domain } from '../api/cases';
+import { casesIn, subcategoriesOf, toggleCategory, toggleDomain, toggleSub, type OpenPath } from '../utils/tree';
 
 export type TreeData = { domains: Domain[]; categories: Category[]; cases: CaseRow[] };
 

@@ -1,21 +1,21 @@
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import type { RealtimeChannel } from '@supabase/supabase-js';
 import { useSearchParams } from 'react-router-dom';
-import { supabase, aiEnabled } from '../../lib/supabase';
-import { useAuth } from '../../lib/auth/store';
-import { presenceKey } from '../../lib/presence';
-import { CHAT_MIN, clampViewer, VIEWER_DEFAULT } from '../../lib/validation';
+import { supabase, aiEnabled } from '../../../lib/supabase';
+import { useAuth } from '../../../lib/auth/store';
+import { presenceKey } from '../../../lib/presence';
+import { CHAT_MIN, clampViewer, VIEWER_DEFAULT } from '../../../lib/validation';
 import { CodeViewer, type CodeId } from './CodeViewer';
-import { readVisitorDraft } from './visitorDraft';
+import { readVisitorDraft } from '../utils/visitorDraft';
 import { SearchBox } from './SearchBox';
-import { SOLVE_EVENT } from './solve';
-import { discardDraft, hasUnsavedDraft } from './drafts';
-import { Dialog } from '../../components/ui/dialog';
+import { SOLVE_EVENT } from '../utils/solve';
+import { discardDraft, hasUnsavedDraft } from '../utils/drafts';
+import { Dialog } from '../../../components/ui/dialog';
 import { TutorChat } from './TutorChat';
-import { codeOf, lawAsOfLabel, levelColor, loadCase, loadTree, rememberCase, type CaseFull } from './data';
-import { pathTo, type OpenPath } from './tree';
+import { codeOf, lawAsOfLabel, levelColor, loadCase, loadTree, rememberCase, type CaseFull } from '../api/cases';
+import { pathTo, type OpenPath } from '../utils/tree';
 import { Welcome } from './Welcome';
-import { MenuIcon } from '../../components/ui/icons';
+import { MenuIcon } from '../../../components/ui/icons';
 import { CaseTree, type TreeData } from './CaseTree';
 
 // The solution panel (grading, charts, appeals) loads with the first opened case, not with the page.

@@ -1,16 +1,16 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { aiModel, supabase } from '../../lib/supabase';
-import { aiClient } from '../../lib/ai';
-import { useAuthStore } from '../../lib/auth/store';
-import { toast } from '../../components/ui/toast';
-import { CriteriaChart } from '../../components/charts/charts';
-import { breakdownRows, criterionDeltas, scoreLabel, signed, strictnessLabel, type CriterionRow } from './score';
-import { SignalRecorder } from './signals';
-import { openSubmissionOnCase, requestHumanReview, watchAppeal, type Appeal } from './appeal';
-import { readVisitorDraft, saveVisitorDraft, clearVisitorDraft } from './visitorDraft';
-import { clearDraft, readDraft, writeDraft } from './drafts';
-import { CheckIcon, HammerIcon, RobotIcon } from '../../components/ui/icons';
+import { aiModel, supabase } from '../../../lib/supabase';
+import { aiClient } from '../../../lib/ai';
+import { useAuthStore } from '../../../lib/auth/store';
+import { toast } from '../../../components/ui/toast';
+import { CriteriaChart } from '../../../components/charts/charts';
+import { breakdownRows, criterionDeltas, scoreLabel, signed, strictnessLabel, type CriterionRow } from '../../../lib/score';
+import { SignalRecorder } from '../utils/signals';
+import { openSubmissionOnCase, requestHumanReview, watchAppeal, type Appeal } from '../api/appeal';
+import { readVisitorDraft, saveVisitorDraft, clearVisitorDraft } from '../utils/visitorDraft';
+import { clearDraft, readDraft, writeDraft } from '../utils/drafts';
+import { CheckIcon, HammerIcon, RobotIcon } from '../../../components/ui/icons';
 
 const TEMPLATE = `Introducere: situația de fapt, calificarea juridică, problema de drept.
 Premisa majoră: norma aplicabilă (articolele, condițiile).

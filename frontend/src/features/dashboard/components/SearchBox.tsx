@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
-import { SEARCH_DEBOUNCE_MS, shouldSearch } from '../../lib/validation';
-import { levelColor, searchCases, type SearchResult } from './data';
-import { CheckIcon } from '../../components/ui/icons';
+import { SEARCH_DEBOUNCE_MS, shouldSearch } from '../../../lib/validation';
+import { levelColor, searchCases, type SearchResult } from '../api/cases';
+import { CheckIcon } from '../../../components/ui/icons';
 
 // The case search of the sidebar: from 2 characters, 300 ms after the last keystroke, 10
 // results; arrows, Enter and Escape; closes on an outside click.

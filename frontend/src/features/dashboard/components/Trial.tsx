@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { supabase } from '../../lib/supabase';
-import { useAuth } from '../../lib/auth/store';
-import { CodeViewer, type CodeId } from '../dashboard/CodeViewer';
-import { CaseView } from '../dashboard/Dashboard';
-import { AccountPrompt } from '../dashboard/Evaluation';
-import { codeOf } from '../dashboard/data';
-import { readVisitorDraft } from '../dashboard/visitorDraft';
+import { supabase } from '../../../lib/supabase';
+import { useAuth } from '../../../lib/auth/store';
+import { CodeViewer, type CodeId } from './CodeViewer';
+import { CaseView } from './Dashboard';
+import { AccountPrompt } from './Evaluation';
+import { codeOf } from '../api/cases';
+import { readVisitorDraft } from '../utils/visitorDraft';
 
 // The first easy (Ușor) verified case of the curriculum, or the case the visitor already
 // started an answer to.

@@ -1,11 +1,11 @@
 import { useEffect, useRef, useState } from 'react';
 import { useStore } from 'zustand';
-import { aiEnabled, aiModel, supabase } from '../../lib/supabase';
-import { aiClient } from '../../lib/ai';
-import { useAuth, useAuthStore } from '../../lib/auth/store';
-import { canSend, createTutorStore, fromStored, GREETING, NO_CASE, roundLabel, ROUNDS_DONE, toStored, TUTOR_ROUNDS, type TutorBackend } from './tutor';
-import { openSolution } from './solve';
-import { SendIcon } from '../../components/ui/icons';
+import { aiEnabled, aiModel, supabase } from '../../../lib/supabase';
+import { aiClient } from '../../../lib/ai';
+import { useAuth, useAuthStore } from '../../../lib/auth/store';
+import { canSend, createTutorStore, fromStored, GREETING, NO_CASE, roundLabel, ROUNDS_DONE, toStored, TUTOR_ROUNDS, type TutorBackend } from '../utils/tutor';
+import { openSolution } from '../utils/solve';
+import { SendIcon } from '../../../components/ui/icons';
 
 // The real backend: conversations in chat_conversations (RLS: own rows), replies streamed
 // from the AI gateway with the official SDK.

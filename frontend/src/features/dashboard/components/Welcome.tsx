@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react';
-import { useAuth } from '../../lib/auth/store';
-import { stripCasePrefix } from '../../lib/validation';
-import { ArrowRightIcon, BookIcon, ChartIcon, PlayIcon } from '../../components/ui/icons';
-import { LAST_CASE_KEY, levelColor, loadMyWork, type CaseRow } from './data';
+import { useAuth } from '../../../lib/auth/store';
+import { stripCasePrefix } from '../../../lib/validation';
+import { ArrowRightIcon, BookIcon, ChartIcon, PlayIcon } from '../../../components/ui/icons';
+import { LAST_CASE_KEY, levelColor, loadMyWork, type CaseRow } from '../api/cases';
 import type { TreeData } from './CaseTree';
 
 // The dashboard before a case is picked: the spec's "Selectează un caz", then where to go

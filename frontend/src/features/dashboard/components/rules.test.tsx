@@ -1,12 +1,12 @@
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import type { Category, CaseRow } from './data';
-import { casesIn, pathTo, subcategoriesOf, toggleCategory, toggleDomain, toggleSub } from './tree';
-import { breakdownRows, parseTotal, RUBRIC, scoreLabel, scoreSeries } from './score';
+import type { Category, CaseRow } from '../api/cases';
+import { casesIn, pathTo, subcategoriesOf, toggleCategory, toggleDomain, toggleSub } from '../utils/tree';
+import { breakdownRows, parseTotal, RUBRIC, scoreLabel, scoreSeries } from '../../../lib/score';
 import { articleNumber, splitArticles } from './CodeViewer';
 
 const searchCases = vi.fn();
-vi.mock('./data', async (orig) => ({ ...(await orig<typeof import('./data')>()), searchCases: (q: string) => searchCases(q) }));
+vi.mock('../api/cases', async (orig) => ({ ...(await orig<typeof import('../api/cases')>()), searchCases: (q: string) => searchCases(q) }));
 const { SearchBox } = await import('./SearchBox');
 
 describe('sidebar accordion', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { breakdownRows, criterionDeltas, criterionShares, scoreSeries, signed, strictnessLabel } from './score';
+import { breakdownRows, criterionDeltas, criterionShares, scoreSeries, signed, strictnessLabel } from '../../../lib/score';
 import { insertedLength, SignalRecorder } from './signals';
-import { attemptLabel, groupByCase, type Attempt } from '../progress/attempts';
-import { duration } from '../review/Appeals';
+import { attemptLabel, groupByCase, type Attempt } from '../../progress/utils/attempts';
+import { duration } from '../../review/components/Appeals';
 
 const ten = (scores: number[]) =>
   ['1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '2.1', '2.2.1', '2.2.2', '2.2.3'].map((id, i) => ({

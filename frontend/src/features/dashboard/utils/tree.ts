@@ -1,4 +1,4 @@
-import type { CaseRow, Category } from './data';
+import type { CaseRow, Category } from '../api/cases';
 
 // The sidebar's open path: at most one domain, one category in it and one subcategory in
 // that (an accordion: opening one closes its siblings; clicking an open one closes it).

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, test, vi } from 'vitest';
-import { useToasts } from '../../components/ui/toast';
+import { useToasts } from '../../../components/ui/toast';
 import { canSend, createTutorStore, ERROR_MESSAGE, fromStored, roundLabel, sessionTurns, toStored, type ChatMessage, type Turn, type TutorBackend } from './tutor';
 
 const msg = (role: 'user' | 'assistant', content: string, i = 0): ChatMessage => ({ id: `x${i}${content}`, role, content, timestamp: '2026-01-01T10:00:00.000Z' });

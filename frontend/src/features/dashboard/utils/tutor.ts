@@ -1,5 +1,5 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { toast } from '../../components/ui/toast';
+import { toast } from '../../../components/ui/toast';
 
 // The tutor chat's state and rules. The pure parts (what may be sent, what the model sees,
 // what is stored) are plain functions; the store takes its backend as a parameter so unit

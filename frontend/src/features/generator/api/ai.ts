@@ -1,6 +1,6 @@
-import { aiModel } from '../../lib/supabase';
-import { useAuthStore } from '../../lib/auth/store';
-import { MSG_GENERATE, MSG_NOT_TEXT, ParseError, parseClassification, parseGenerated, type GenDomain, type GeneratedCase } from './logic';
+import { aiModel } from '../../../lib/supabase';
+import { useAuthStore } from '../../../lib/auth/store';
+import { MSG_GENERATE, MSG_NOT_TEXT, ParseError, parseClassification, parseGenerated, type GenDomain, type GeneratedCase } from '../../../lib/caseDraft';
 
 // The AI client is loaded only when a case is generated.
 async function aiClient() {

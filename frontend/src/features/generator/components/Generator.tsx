@@ -1,11 +1,11 @@
-import { ArrowLeftIcon } from '../../components/ui/icons';
+import { ArrowLeftIcon } from '../../../components/ui/icons';
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { aiEnabled, supabase } from '../../lib/supabase';
-import { useAuthStore } from '../../lib/auth/store';
-import type { Json } from '../../types/database';
-import { CaseEditor } from './CaseEditor';
-import { classifyCase, generateCase } from './ai';
+import { aiEnabled, supabase } from '../../../lib/supabase';
+import { useAuthStore } from '../../../lib/auth/store';
+import type { Json } from '../../../types/database';
+import { CaseEditor } from '../../../components/case-editor/CaseEditor';
+import { classifyCase, generateCase } from '../api/ai';
 import {
   addArticle,
   caseCode,
@@ -27,7 +27,7 @@ import {
   type Draft,
   type GenDomain,
   type GenerationChoices,
-} from './logic';
+} from '../../../lib/caseDraft';
 
 export const STEPS = ['Domeniu', 'Categorii', 'Articole', 'Context', 'Configurare'] as const;
 const clampStep = (n: number) => Math.min(STEPS.length, Math.max(1, n));

@@ -1,14 +1,14 @@
 import { useCallback, useState } from 'react';
-import type { Citation, Filters } from './api/grile';
-import { CodePanel, targetOf, type ArticleTarget } from './components/CodePanel';
-import { ExamResult } from './components/ExamResult';
-import { ExamRunner } from './components/ExamRunner';
-import { PracticeSession } from './components/PracticeSession';
-import { SetupForm } from './components/SetupForm';
-import { useExam, useRecentExams } from './hooks/useExam';
-import { ExamHistory } from './components/ExamHistory';
-import { useCategories, useDueCount } from './hooks/useGrileData';
-import { browserNow, usePractice } from './hooks/usePractice';
+import type { Citation, Filters } from '../api/grile';
+import { CodePanel, targetOf, type ArticleTarget } from './CodePanel';
+import { ExamResult } from './ExamResult';
+import { ExamRunner } from './ExamRunner';
+import { PracticeSession } from './PracticeSession';
+import { SetupForm } from './SetupForm';
+import { useExam, useRecentExams } from '../hooks/useExam';
+import { ExamHistory } from './ExamHistory';
+import { useCategories, useDueCount } from '../hooks/useGrileData';
+import { browserNow, usePractice } from '../hooks/usePractice';
 
 type Mode = 'practice' | 'exam';
 

@@ -1,7 +1,7 @@
 // The authenticator-app (TOTP) factor through supabase-js's auth.mfa, and what the database
 // says the caller's role requires (my_mfa_status, sql/app/015).
 import type { AuthError, Factor } from '@supabase/supabase-js';
-import { supabase } from '../../lib/supabase';
+import { supabase } from '../../../lib/supabase';
 
 export type MfaStatus = { required: boolean; enrolled: boolean; satisfied: boolean };
 

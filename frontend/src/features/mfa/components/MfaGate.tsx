@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { TotpChallenge, TotpEnrol } from './TotpForms';
-import { mfaStatus, verifiedTotp } from './totp';
+import { mfaStatus, verifiedTotp } from '../api/totp';
 
 type GateState = { step: 'loading' } | { step: 'open' } | { step: 'enrol' } | { step: 'challenge'; factorId: string } | { step: 'error'; message: string };
 

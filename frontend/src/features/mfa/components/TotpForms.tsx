@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { confirmCode, startEnrolment, type Enrolment } from './totp';
+import { confirmCode, startEnrolment, type Enrolment } from '../api/totp';
 
 function CodeForm({ submitLabel, onSubmit }: { submitLabel: string; onSubmit: (code: string) => Promise<void> }) {
   const [code, setCode] = useState('');

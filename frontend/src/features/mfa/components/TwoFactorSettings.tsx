@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { Factor } from '@supabase/supabase-js';
-import { toast } from '../../components/ui/toast';
+import { toast } from '../../../components/ui/toast';
 import { TotpChallenge, TotpEnrol } from './TotpForms';
-import { currentAAL, removeFactor, verifiedTotp } from './totp';
+import { currentAAL, removeFactor, verifiedTotp } from '../api/totp';
 
 type Mode = 'view' | 'enrol' | 'confirm-remove';
 

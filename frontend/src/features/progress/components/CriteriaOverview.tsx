@@ -1,5 +1,5 @@
-import { ShareSparkline } from '../../components/charts/charts';
-import { criterionShares } from '../dashboard/score';
+import { ShareSparkline } from '../../../components/charts/charts';
+import { criterionShares } from '../../../lib/score';
 
 export type GradedWork = { submitted_at: string; score_breakdown: unknown; difficulty_rating: number };
 

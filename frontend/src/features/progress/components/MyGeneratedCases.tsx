@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { supabase } from '../../lib/supabase';
-import { useAuth } from '../../lib/auth/store';
+import { supabase } from '../../../lib/supabase';
+import { useAuth } from '../../../lib/auth/store';
 
 type Row = { id: string; case_code: string; title: string; created_at: string; status: string; rejection_reason: string | null };
 

@@ -1,13 +1,13 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { supabase } from '../../lib/supabase';
-import { useAuth } from '../../lib/auth/store';
+import { supabase } from '../../../lib/supabase';
+import { useAuth } from '../../../lib/auth/store';
 import { MyGeneratedCases } from './MyGeneratedCases';
 import { ScoreOverTime } from './ScoreOverTime';
 import { CriteriaOverview, type GradedWork } from './CriteriaOverview';
-import { attemptLabel, caseLink, groupByCase, type Attempt } from './attempts';
-import { strictnessLabel } from '../dashboard/score';
-import { GrileProgress } from '../grile/components/GrileProgress';
+import { attemptLabel, caseLink, groupByCase, type Attempt } from '../utils/attempts';
+import { strictnessLabel } from '../../../lib/score';
+import { GrileProgress } from '../../grile/components/GrileProgress';
 
 type Sub = Attempt;
 type AppealState = { submission_id: string; status: 'pending' | 'released' | 'confirmed'; decision_reason: string | null };

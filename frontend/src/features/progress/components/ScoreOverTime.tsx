@@ -1,5 +1,5 @@
-import { ScoreChart } from '../../components/charts/charts';
-import { scoreSeries } from '../dashboard/score';
+import { ScoreChart } from '../../../components/charts/charts';
+import { scoreSeries } from '../../../lib/score';
 
 // My Progress: the graded submissions' scores over time.
 export function ScoreOverTime({ subs }: { subs: { submitted_at: string; score_value: number | null; case_code: string }[] }) {

@@ -1,7 +1,7 @@
-import { supabase } from '../../lib/supabase';
-import type { Json } from '../../types/database';
-import { loadCase } from '../dashboard/data';
-import { articleNumbers, codeOfReference, difficultyOf, newItem, toPayload, type Draft, type GenDomain } from '../generator/logic';
+import { supabase } from '../../../lib/supabase';
+import type { Json } from '../../../types/database';
+import { loadCase } from '../../dashboard/api/cases';
+import { articleNumbers, codeOfReference, difficultyOf, newItem, toPayload, type Draft, type GenDomain } from '../../../lib/caseDraft';
 
 export type QueueRow = {
   id: string;

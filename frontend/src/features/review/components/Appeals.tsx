@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
-import { toast } from '../../components/ui/toast';
-import { strictnessLabel } from '../dashboard/score';
-import { confirmBlock, loadAppeals, releaseAppeal, type AppealRow } from './api';
-import { ArrowLeftIcon } from '../../components/ui/icons';
+import { toast } from '../../../components/ui/toast';
+import { strictnessLabel } from '../../../lib/score';
+import { confirmBlock, loadAppeals, releaseAppeal, type AppealRow } from '../api/review';
+import { ArrowLeftIcon } from '../../../components/ui/icons';
 
 const fmtDate = (iso: string) => new Date(iso).toLocaleString('ro-RO', { dateStyle: 'long', timeStyle: 'short' });
 const errText = (e: unknown) => (e as { message?: string })?.message || 'Eroare necunoscută';

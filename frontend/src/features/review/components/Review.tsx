@@ -1,12 +1,12 @@
 import { useCallback, useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { useAuth } from '../../lib/auth/store';
-import { toast } from '../../components/ui/toast';
-import { CaseEditor } from '../generator/CaseEditor';
-import { joinMessages, validateDraft, type Draft } from '../generator/logic';
-import { checkReference, loadDraft, loadQueue, rejectCase, updateCase, verifyCase, type ArticleCheck, type QueueRow } from './api';
+import { useAuth } from '../../../lib/auth/store';
+import { toast } from '../../../components/ui/toast';
+import { CaseEditor } from '../../../components/case-editor/CaseEditor';
+import { joinMessages, validateDraft, type Draft } from '../../../lib/caseDraft';
+import { checkReference, loadDraft, loadQueue, rejectCase, updateCase, verifyCase, type ArticleCheck, type QueueRow } from '../api/review';
 import { Appeals } from './Appeals';
-import { ArrowLeftIcon, CheckIcon, WarningIcon } from '../../components/ui/icons';
+import { ArrowLeftIcon, CheckIcon, WarningIcon } from '../../../components/ui/icons';
 
 const fmtDate = (iso: string) => new Date(iso).toLocaleString('ro-RO', { dateStyle: 'long', timeStyle: 'short' });
 const errText = (e: unknown) => (e as { message?: string })?.message || 'Eroare necunoscută';
