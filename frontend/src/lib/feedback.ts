@@ -14,3 +14,10 @@ export async function listOwnFeedback() {
   if (error) throw error;
   return data;
 }
+
+// Sends feedback: a signed-in user by id, a visitor with an optional e-mail. False when the
+// server refused.
+export async function sendFeedback(userId: string | null, email: string, body: string): Promise<boolean> {
+  const { error } = await supabase().from('feedback').insert({ user_id: userId, email: userId ? null : email.trim() || null, body: body.trim() });
+  return !error;
+}

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { supabase } from '../../lib/supabase';
+import { sendFeedback } from '../../lib/feedback';
 import { useAuthStore } from '../../lib/auth/store';
 import { validateFeedback } from '../../lib/validation';
 import { Dialog } from '../ui/dialog';
@@ -29,9 +29,9 @@ export function FeedbackDialog({ open, onClose }: { open: boolean; onClose: () =
     setError(v);
     if (v) return;
     setBusy(true);
-    const { error } = await supabase().from('feedback').insert({ user_id: user?.id ?? null, email: user ? null : email.trim() || null, body: body.trim() });
+    const ok = await sendFeedback(user?.id ?? null, email, body);
     setBusy(false);
-    if (error) {
+    if (!ok) {
       setError('A apărut o eroare. Te rog încearcă din nou.');
       return;
     }

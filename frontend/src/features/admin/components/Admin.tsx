@@ -1,40 +1,16 @@
-import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { supabase } from '../../../lib/supabase';
-import { useAuth } from '../../../lib/auth/store';
+import { useAuthStore, useIsAdmin } from '../../../lib/auth/store';
 import { toast } from '../../../components/ui/toast';
 import { ArrowRightIcon } from '../../../components/ui/icons';
-
-type UserRow = { id: string; email: string; name: string; username: string; university_code: string | null; is_admin: boolean; role: string; created_at: string };
-type FeedbackRow = { id: string; email: string | null; body: string; created_at: string };
+import { useAdminData } from '../hooks/useAdminData';
+import type { UserRow } from '../api/admin';
 
 const ROLE_LABEL: Record<string, string> = { user: 'User', moderator: 'Moderator', admin: 'Admin' };
 
 export default function Admin() {
-  const { profile, loading } = useAuth();
-  const [users, setUsers] = useState<UserRow[] | null>(null);
-  const [feedback, setFeedback] = useState<FeedbackRow[] | null>(null);
-  const [err, setErr] = useState<string[]>([]);
-  const isAdmin = profile?.role === 'admin' || profile?.is_admin;
-  useEffect(() => {
-    if (!isAdmin) return;
-    const sb = supabase();
-    const load = () => {
-      sb.from('user_profiles').select('id, email, name, username, university_code, is_admin, role, created_at').order('created_at', { ascending: true })
-        .then(({ data, error }) => (error ? setErr((e) => [...e, 'Failed to load users']) : setUsers(data as UserRow[])));
-      sb.from('feedback').select('id, email, body, created_at').order('created_at', { ascending: false })
-        .then(({ data, error }) => (error ? setErr((e) => [...e, 'Failed to load feedback']) : setFeedback(data as FeedbackRow[])));
-    };
-    load();
-    // Live: new feedback and sign-ups appear without a reload.
-    const ch = sb.channel('admin-live')
-      .on('postgres_changes', { event: '*', schema: 'public', table: 'feedback' }, load)
-      .on('postgres_changes', { event: '*', schema: 'public', table: 'user_profiles' }, load)
-      .subscribe();
-    return () => {
-      sb.removeChannel(ch);
-    };
-  }, [isAdmin]);
+  const loading = useAuthStore((s) => s.loading);
+  const isAdmin = useIsAdmin();
+  const { users, feedback, err, changeRole: saveRole } = useAdminData(isAdmin);
   if (loading) return null;
   if (!isAdmin) {
     return (
@@ -48,13 +24,13 @@ export default function Admin() {
     );
   }
   const changeRole = async (u: UserRow, role: string) => {
-    const { error } = await supabase().rpc('update_user_role', { p_user_id: u.id, p_new_role: role });
-    if (error) {
-      toast.error('Eroare la actualizarea rolului', error.message || 'Eroare necunoscută');
+    try {
+      await saveRole(u, role);
+    } catch (error) {
+      toast.error('Eroare la actualizarea rolului', (error as { message?: string }).message || 'Eroare necunoscută');
       return;
     }
     toast.success('Rol actualizat cu succes', `${u.name || u.email} este acum ${ROLE_LABEL[role]}.`);
-    setUsers((list) => list?.map((x) => (x.id === u.id ? { ...x, role, is_admin: role === 'admin' } : x)) ?? null);
   };
   return (
     <main className="page admin">

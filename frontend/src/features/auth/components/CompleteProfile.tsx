@@ -1,10 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
-import { supabase } from '../../../lib/supabase';
-import { reloadProfile, useAuth } from '../../../lib/auth/store';
+import { authActions, reloadProfile, useUser } from '../../../lib/auth/store';
+import { createProfile } from '../api/auth';
 import { validateProfile } from '../../../lib/validation';
 import { Brand } from './pages';
-import { UniversitySelect, UsernameStatusText, useUniversities, useUsernameCheck } from './profileFields';
+import { UniversitySelect, UsernameStatusText } from './profileFields';
+import { useUniversities, useUsernameCheck } from '../hooks/useProfileFields';
 
 const meta = (m: Record<string, unknown> | undefined, k: string) => (typeof m?.[k] === 'string' ? (m[k] as string) : '');
 
@@ -12,7 +13,8 @@ const meta = (m: Record<string, unknown> | undefined, k: string) => (typeof m?.[
 // or by the admin API) completes it here on sign-in, with create_user_profile as itself.
 // The form starts from what the sign-up sent, if anything.
 export function CompleteProfilePage() {
-  const { user, signOut } = useAuth();
+  const user = useUser();
+  const { signOut } = authActions;
   const nav = useNavigate();
   const m = user?.user_metadata;
   const [f, setF] = useState({ name: meta(m, 'name'), username: meta(m, 'username'), universityCode: meta(m, 'university_code') });
@@ -31,7 +33,7 @@ export function CompleteProfilePage() {
       setError(v);
       if (v) return;
       const uni = unis.find((u) => u.code === f.universityCode)!;
-      const { error: pErr } = await supabase().rpc('create_user_profile', {
+      const pErr = await createProfile({
         p_id: user.id,
         p_email: user.email ?? '',
         p_name: f.name.trim(),
@@ -39,7 +41,7 @@ export function CompleteProfilePage() {
         p_university_code: uni.code,
         p_university_category: uni.category,
         p_university_name: uni.name,
-      });
+      }).then(() => null, (err: { message: string }) => err);
       if (pErr) {
         if (pErr.message === 'Username is already taken') setStatus('taken');
         setError(pErr.message === 'Username is already taken' ? pErr.message : 'Failed to create user profile: ' + pErr.message);

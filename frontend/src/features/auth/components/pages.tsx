@@ -1,9 +1,10 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate } from 'react-router-dom';
-import { supabase } from '../../../lib/supabase';
-import { useAuth } from '../../../lib/auth/store';
+import { authActions, useAuthStore, useUser } from '../../../lib/auth/store';
+import { sendPasswordReset, updatePassword } from '../api/auth';
 import { invalidFields, validateForgot, validateLogin, validateReset, validateSignup } from '../../../lib/validation';
-import { UniversitySelect, UsernameStatusText, useUniversities, useUsernameCheck } from './profileFields';
+import { UniversitySelect, UsernameStatusText } from './profileFields';
+import { useUniversities, useUsernameCheck } from '../hooks/useProfileFields';
 import { Dialog } from '../../../components/ui/dialog';
 import { FeedbackButton } from '../../../components/feedback/FeedbackDialog';
 import { ScaleIcon } from '../../../components/ui/icons';
@@ -30,7 +31,8 @@ export function Tagline() {
 }
 
 export function LoginPage() {
-  const { signIn, tryAsVisitor, user } = useAuth();
+  const user = useUser();
+  const { signIn, tryAsVisitor } = authActions;
   const nav = useNavigate();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -101,7 +103,8 @@ export function LoginPage() {
 }
 
 export function SignupPage() {
-  const { signUp, convertVisitor, user } = useAuth();
+  const user = useUser();
+  const { signUp, convertVisitor } = authActions;
   const visitor = !!user?.is_anonymous;
   const nav = useNavigate();
   const [f, setF] = useState({ name: '', username: '', universityCode: '', email: '', password: '', confirmPassword: '' });
@@ -187,9 +190,9 @@ export function ForgotPasswordDialog({ open, onClose }: { open: boolean; onClose
     setError(v);
     if (v) return;
     setBusy(true);
-    const { error } = await supabase().auth.resetPasswordForEmail(email.trim(), { redirectTo: `${window.location.origin}/reset-password` });
+    const ok = await sendPasswordReset(email);
     setBusy(false);
-    if (error) {
+    if (!ok) {
       setError(GENERIC);
       return;
     }
@@ -218,7 +221,8 @@ export function ForgotPasswordDialog({ open, onClose }: { open: boolean; onClose
 
 export function ResetPasswordPage() {
   const nav = useNavigate();
-  const { session, loading } = useAuth();
+  const session = useAuthStore((s) => s.session);
+  const loading = useAuthStore((s) => s.loading);
   const [pw, setPw] = useState('');
   const [confirm, setConfirm] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -231,8 +235,7 @@ export function ResetPasswordPage() {
     setError(v);
     setChecked(v);
     if (v) return;
-    const { error } = await supabase().auth.updateUser({ password: pw });
-    if (error) {
+    if (!(await updatePassword(pw))) {
       setError(GENERIC);
       return;
     }

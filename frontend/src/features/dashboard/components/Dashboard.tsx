@@ -5,7 +5,7 @@ import { supabase, aiEnabled } from '../../../lib/supabase';
 import { useAuth } from '../../../lib/auth/store';
 import { presenceKey } from '../../../lib/presence';
 import { CHAT_MIN, clampViewer, VIEWER_DEFAULT } from '../../../lib/validation';
-import { CodeViewer, type CodeId } from './CodeViewer';
+import { CodeViewer, type CodeId } from '../../../components/code-viewer/CodeViewer';
 import { readVisitorDraft } from '../utils/visitorDraft';
 import { SearchBox } from './SearchBox';
 import { SOLVE_EVENT } from '../utils/solve';

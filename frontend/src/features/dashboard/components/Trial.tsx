@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { supabase } from '../../../lib/supabase';
 import { useAuth } from '../../../lib/auth/store';
-import { CodeViewer, type CodeId } from './CodeViewer';
+import { CodeViewer, type CodeId } from '../../../components/code-viewer/CodeViewer';
 import { CaseView } from './Dashboard';
 import { AccountPrompt } from './Evaluation';
 import { codeOf } from '../api/cases';

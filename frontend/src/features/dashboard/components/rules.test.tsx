@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { Category, CaseRow } from '../api/cases';
 import { casesIn, pathTo, subcategoriesOf, toggleCategory, toggleDomain, toggleSub } from '../utils/tree';
 import { breakdownRows, parseTotal, RUBRIC, scoreLabel, scoreSeries } from '../../../lib/score';
-import { articleNumber, splitArticles } from './CodeViewer';
+import { articleNumber, splitArticles } from '../../../components/code-viewer/CodeViewer';
 
 const searchCases = vi.fn();
 vi.mock('../api/cases', async (orig) => ({ ...(await orig<typeof import('../api/cases')>()), searchCases: (q: string) => searchCases(q) }));
