@@ -1,32 +1,24 @@
 import { supabase } from '../../../lib/supabase';
+import type { Database } from '../../../types/database';
 
-export type CaseRow = {
-  id: string;
-  case_code: string;
-  title: string;
-  level: string;
-  week_number: number;
-  verified: boolean;
-  category: string | null;
-  subcategory: string | null;
-  domain: string;
-  created_at: string;
+type Tables = Database['public']['Tables'];
+type Case = Tables['cases']['Row'];
+
+export type CaseRow = Pick<Case, 'id' | 'case_code' | 'title' | 'level' | 'week_number' | 'verified' | 'category' | 'subcategory' | 'domain' | 'created_at'>;
+
+export type CaseFull = Case & {
+  articles: Pick<Tables['case_articles']['Row'], 'article_number' | 'article_reference'>[];
+  steps: Pick<Tables['case_analysis_steps']['Row'], 'step_number' | 'step_description'>[];
+  hints: Pick<Tables['case_hints']['Row'], 'hint_number' | 'hint_text'>[];
 };
 
-export type CaseFull = CaseRow & {
-  legal_problem: string;
-  case_description: string;
-  question: string;
-  law_as_of: string | null;
-  articles: { article_number: string; article_reference: string }[];
-  steps: { step_number: number; step_description: string }[];
-  hints: { hint_number: number; hint_text: string }[];
+export type Category = Pick<Tables['law_categories']['Row'], 'id' | 'domain' | 'name' | 'position'> & {
+  law_subcategories: Pick<Tables['law_subcategories']['Row'], 'name' | 'position'>[];
 };
+export type Domain = Pick<Tables['law_domains']['Row'], 'code' | 'name' | 'position'>;
+export type TreeData = { domains: Domain[]; categories: Category[]; cases: CaseRow[] };
 
-export type Category = { id: string; domain: string; name: string; position: number; law_subcategories: { name: string; position: number }[] };
-export type Domain = { code: string; name: string; position: number };
-
-export async function loadTree(): Promise<{ domains: Domain[]; categories: Category[]; cases: CaseRow[] }> {
+export async function loadTree(): Promise<TreeData> {
   const sb = supabase();
   const [d, c, cs] = await Promise.all([
     sb.from('law_domains').select('code, name, position').order('position'),
@@ -34,7 +26,7 @@ export async function loadTree(): Promise<{ domains: Domain[]; categories: Categ
     sb.from('cases').select('id, case_code, title, level, week_number, verified, category, subcategory, domain, created_at').order('week_number').order('created_at'),
   ]);
   if (d.error || c.error || cs.error) throw d.error ?? c.error ?? cs.error;
-  return { domains: d.data as Domain[], categories: c.data as unknown as Category[], cases: cs.data as CaseRow[] };
+  return { domains: d.data, categories: c.data as unknown as Category[], cases: cs.data };
 }
 
 // A complete case load: the case, its articles, steps and hints, in parallel.
@@ -50,7 +42,7 @@ export async function loadCase(id: string): Promise<CaseFull | null> {
     if (c.error) console.error('case load failed', c.error);
     return null;
   }
-  return { ...(c.data as unknown as CaseFull), articles: byArticleNumber(a.data ?? []), steps: s.data ?? [], hints: h.data ?? [] };
+  return { ...c.data, articles: byArticleNumber(a.data ?? []), steps: s.data ?? [], hints: h.data ?? [] };
 }
 
 // Article badges in reading order: by code (as first cited), then by number, so "Art. 21"
@@ -68,12 +60,13 @@ export function byArticleNumber<T extends { article_number: string; article_refe
   });
 }
 
-export type SearchResult = { id: string; case_code: string; title: string; level: string; verified: boolean; category: string | null; subcategory: string | null; domain: string };
+// search_cases returns these columns of cases (typed in the generated types as plain records).
+export type SearchResult = Pick<Case, 'id' | 'case_code' | 'title' | 'level' | 'verified' | 'category' | 'subcategory' | 'domain'>;
 
 export async function searchCases(q: string): Promise<SearchResult[]> {
   const { data, error } = await supabase().rpc('search_cases', { search_query: q.trim(), max_results: 10 });
   if (error) throw error;
-  return data as SearchResult[];
+  return data as unknown as SearchResult[];
 }
 
 const months = ['ianuarie', 'februarie', 'martie', 'aprilie', 'mai', 'iunie', 'iulie', 'august', 'septembrie', 'octombrie', 'noiembrie', 'decembrie'];
@@ -123,4 +116,18 @@ export function rememberCase(id: string) {
   } catch {
     // storage full or disabled: nothing to remember
   }
+}
+
+// The first easy (Ușor) verified case of the curriculum (the visitor's case).
+export async function firstEasyCase(): Promise<string | null> {
+  const { data } = await supabase()
+    .from('cases')
+    .select('id')
+    .eq('level', 'Ușor')
+    .eq('verified', true)
+    .order('week_number')
+    .order('created_at')
+    .limit(1)
+    .maybeSingle();
+  return data?.id ?? null;
 }

@@ -1,10 +1,10 @@
 import { useEffect, useMemo, useRef } from 'react';
 import { stripCasePrefix } from '../../../lib/validation';
 import { CheckIcon, ChevronRightIcon } from '../../../components/ui/icons';
-import { levelColor, type CaseRow, type Category, type Domain } from '../api/cases';
+import { levelColor, type CaseRow, type Category, type TreeData } from '../api/cases';
 import { casesIn, subcategoriesOf, toggleCategory, toggleDomain, toggleSub, type OpenPath } from '../utils/tree';
 
-export type TreeData = { domains: Domain[]; categories: Category[]; cases: CaseRow[] };
+export type { TreeData };
 
 // The sidebar's case tree: domain > category > subcategory > cases, an accordion. Each
 // branch shows a chevron and how many cases it holds; a branch without cases is dimmed.

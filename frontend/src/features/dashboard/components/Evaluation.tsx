@@ -1,12 +1,11 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { aiModel, supabase } from '../../../lib/supabase';
-import { aiClient } from '../../../lib/ai';
 import { useAuthStore } from '../../../lib/auth/store';
 import { toast } from '../../../components/ui/toast';
 import { CriteriaChart } from '../../../components/charts/charts';
-import { breakdownRows, criterionDeltas, scoreLabel, signed, strictnessLabel, type CriterionRow } from '../../../lib/score';
+import { criterionDeltas, scoreLabel, signed, strictnessLabel } from '../../../lib/score';
 import { SignalRecorder } from '../utils/signals';
+import { insertSubmission, readDetection, readGraded, runTask, saveSignals, type Graded } from '../api/submissions';
 import { openSubmissionOnCase, requestHumanReview, watchAppeal, type Appeal } from '../api/appeal';
 import { readVisitorDraft, saveVisitorDraft, clearVisitorDraft } from '../utils/visitorDraft';
 import { clearDraft, readDraft, writeDraft } from '../utils/drafts';
@@ -21,7 +20,6 @@ const ERROR = 'Ne pare rău, a apărut o eroare. Te rugăm să încerci din nou.
 // What the gateway answers (502) when a grade could not be finalised; shown as it is.
 const NOT_FINALISED = 'Evaluarea nu a putut fi finalizată. Încearcă din nou.';
 
-type Graded = { id: string; text: string; score: string; value: number; feedback: string; criteria: CriterionRow[]; level: number };
 type Result = Graded & { previous: Graded | null };
 
 // The spec's pass rule (§5) on the stored verdict; a moderator's release also lets it through.
@@ -35,24 +33,6 @@ function gatewayMessage(e: unknown): string | undefined {
   const body = (e as { error?: { error?: { message?: unknown } } })?.error;
   const m = body?.error?.message;
   return typeof m === 'string' ? m : undefined;
-}
-
-async function readGraded(id: string): Promise<Graded> {
-  const { data, error } = await supabase()
-    .from('case_submissions')
-    .select('id, submission_text, score, score_value, feedback_text, score_breakdown, difficulty_rating')
-    .eq('id', id)
-    .single();
-  if (error || !data?.score) throw new Error('Evaluarea nu a putut fi citită.');
-  return {
-    id: data.id,
-    text: data.submission_text,
-    score: data.score,
-    value: Number(data.score_value),
-    feedback: data.feedback_text ?? '',
-    criteria: breakdownRows(data.score_breakdown),
-    level: data.difficulty_rating,
-  };
 }
 
 function Deltas({ result }: { result: Result }) {
@@ -136,11 +116,7 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
     setPhase('assessing');
     setError(null);
     try {
-      const ai = await aiClient(session.access_token);
-      await ai.messages.create(
-        { model: aiModel(), max_tokens: 4096, messages: [{ role: 'user', content: '-' }] },
-        { headers: { 'X-Casus-Task': 'grade', 'X-Casus-Submission': submissionId } },
-      );
+      await runTask(session.access_token, 'grade', submissionId);
       const graded = await readGraded(submissionId);
       setBlocked(null);
       setAppeal(null);
@@ -216,14 +192,8 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
     const previous = revising;
     let submissionId: string;
     try {
-      const sb = supabase();
-      const { data: sub, error: insErr } = await sb
-        .from('case_submissions')
-        .insert({ user_id: user.id, case_id: caseId, submission_text: text, difficulty_rating: level, status: 'submitted', previous_submission_id: previous?.id ?? null })
-        .select('id')
-        .single();
-      if (insErr) throw insErr;
-      submissionId = sub.id;
+      const id = await insertSubmission({ user_id: user.id, case_id: caseId, submission_text: text, difficulty_rating: level, previous_submission_id: previous?.id ?? null });
+      submissionId = id;
       // Submitted: the text is the submission's now, no longer a draft.
       clearDraft(userId, caseId);
       if (readVisitorDraft()?.caseId === caseId) clearVisitorDraft();
@@ -231,16 +201,11 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
       // The editor's process signals go with the submission, before its check (moderators read them).
       const signals = recorder.current.snapshot();
       recorder.current.reset();
-      const { error: sigErr } = await sb.from('submission_process_signals').insert({ submission_id: sub.id, user_id: user.id, ...signals });
-      if (sigErr) console.error('process signals not saved', sigErr);
-      const ai = await aiClient(session.access_token);
-      await ai.messages.create(
-        { model: aiModel(), max_tokens: 1024, messages: [{ role: 'user', content: '-' }] },
-        { headers: { 'X-Casus-Task': 'detect', 'X-Casus-Submission': sub.id } },
-      );
-      const { data: check } = await sb.from('case_submissions').select('ai_decision, ai_probability').eq('id', sub.id).single();
+      await saveSignals(id, user.id, signals);
+      await runTask(session.access_token, 'detect', id);
+      const check = await readDetection(id);
       if (!check || !detectionPassed(check.ai_decision, check.ai_probability)) {
-        setBlocked(sub.id);
+        setBlocked(id);
         toast.error('Text generat de AI detectat', 'Te rugăm să scrii soluția cu propriile tale cuvinte.');
         setPhase('idle');
         return;

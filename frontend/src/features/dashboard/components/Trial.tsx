@@ -1,34 +1,21 @@
 import { useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { supabase } from '../../../lib/supabase';
-import { useAuth } from '../../../lib/auth/store';
+import { authActions } from '../../../lib/auth/store';
 import { CodeViewer, type CodeId } from '../../../components/code-viewer/CodeViewer';
-import { CaseView } from './Dashboard';
+import { CaseView } from './CaseView';
 import { AccountPrompt } from './Evaluation';
-import { codeOf } from '../api/cases';
+import { codeOf, firstEasyCase } from '../api/cases';
 import { readVisitorDraft } from '../utils/visitorDraft';
 
-// The first easy (Ușor) verified case of the curriculum, or the case the visitor already
-// started an answer to.
+// The case the visitor already started an answer to, else the first easy one.
 async function visitorCase(): Promise<string | null> {
-  const started = readVisitorDraft()?.caseId;
-  if (started) return started;
-  const { data } = await supabase()
-    .from('cases')
-    .select('id')
-    .eq('level', 'Ușor')
-    .eq('verified', true)
-    .order('week_number')
-    .order('created_at')
-    .limit(1)
-    .maybeSingle();
-  return data?.id ?? null;
+  return readVisitorDraft()?.caseId ?? firstEasyCase();
 }
 
 // "Încearcă o speță": a visitor signed in anonymously reads one easy case with the code
 // viewer and may write an answer; saving it, the tutor and grading ask for an account.
 export default function Trial() {
-  const { signOut } = useAuth();
+  const { signOut } = authActions;
   const nav = useNavigate();
   const [caseId, setCaseId] = useState<string | null | undefined>(undefined);
   const [target, setTarget] = useState<{ code: CodeId; article: string; seq: number } | null>(null);

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { useAuth } from '../../../lib/auth/store';
+import { useUserId } from '../../../lib/auth/store';
 import { stripCasePrefix } from '../../../lib/validation';
 import { ArrowRightIcon, BookIcon, ChartIcon, PlayIcon } from '../../../components/ui/icons';
 import { LAST_CASE_KEY, levelColor, loadMyWork, type CaseRow } from '../api/cases';
@@ -8,18 +8,18 @@ import type { TreeData } from './CaseTree';
 // The dashboard before a case is picked: the spec's "Selectează un caz", then where to go
 // next — the case last worked on, a first easy case, and the progress per domain.
 export function Welcome({ tree, onPick }: { tree: TreeData | null; onPick: (c: CaseRow) => void }) {
-  const { user } = useAuth();
+  const userId = useUserId();
   const [work, setWork] = useState<{ completed: Set<string>; lastCase: string | null } | null>(null);
   useEffect(() => {
-    if (!user) return;
+    if (!userId) return;
     let gone = false;
-    loadMyWork(user.id)
+    loadMyWork(userId)
       .then((w) => !gone && setWork(w))
       .catch(() => !gone && setWork({ completed: new Set(), lastCase: null }));
     return () => {
       gone = true;
     };
-  }, [user]);
+  }, [userId]);
   const cases = tree?.cases ?? [];
   const stored = typeof localStorage !== 'undefined' ? localStorage.getItem(LAST_CASE_KEY) : null;
   const last = cases.find((c) => c.id === stored) ?? cases.find((c) => c.id === work?.lastCase) ?? null;
