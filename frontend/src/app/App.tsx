@@ -1,6 +1,6 @@
 import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
 import { BrowserRouter, Link, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
-import { AuthProvider, useAuth } from '../lib/auth/store';
+import { authActions, AuthProvider, useAuth, useIsAdmin, useIsModerator, useProfile } from '../lib/auth/store';
 import { Toaster } from '../components/ui/toast';
 import { FeedbackButton } from '../components/feedback/FeedbackDialog';
 import { MfaGate } from '../features/mfa/components/MfaGate';
@@ -23,7 +23,7 @@ const ResetPasswordPage = lazy(() => import('../features/auth/components/pages')
 const CompleteProfilePage = lazy(() => import('../features/auth/components/CompleteProfile').then((m) => ({ default: m.CompleteProfilePage })));
 const Admin = lazy(() => import('../features/admin/components/Admin'));
 const Settings = lazy(() => import('./routes/Settings'));
-const Reporting = lazy(() => import('../features/progress/components/Reporting'));
+const Reporting = lazy(() => import('./routes/Reporting'));
 const Generator = lazy(() => import('../features/generator/components/Generator'));
 const Review = lazy(() => import('../features/review/components/Review'));
 const Grile = lazy(() => import('../features/grile/components/GrilePage'));
@@ -56,10 +56,11 @@ function Protected({ children }: { children: ReactNode }) {
 }
 
 export function Header() {
-  const { profile, signOut } = useAuth();
+  const profile = useProfile();
+  const { signOut } = authActions;
   const nav = useNavigate();
-  const isAdmin = profile?.role === 'admin' || profile?.is_admin;
-  const isModerator = isAdmin || profile?.role === 'moderator';
+  const isAdmin = useIsAdmin();
+  const isModerator = useIsModerator();
   // On a phone the links fold into a menu behind one button; it closes on navigation and Escape.
   const [menu, setMenu] = useState(false);
   const { pathname } = useLocation();
@@ -92,7 +93,7 @@ export function Header() {
         {isModerator && <Link to="/review">Verificare cazuri</Link>}
         {isAdmin && <Link to="/admin">Admin</Link>}
         <FeedbackButton label="Feedback" />
-        <AccountMenu name={profile?.name ?? null} isAdmin={!!isAdmin} onSignOut={async () => {
+        <AccountMenu name={profile?.name ?? null} isAdmin={isAdmin} onSignOut={async () => {
           await signOut();
           nav('/login');
         }} />

@@ -1,9 +1,13 @@
-import { useAuth } from '../../lib/auth/store';
+import { useIsAdmin, useProfile, useUser } from '../../lib/auth/store';
 import { TwoFactorSettings } from '../../features/mfa/components/TwoFactorSettings';
 import { OptOutSetting } from '../../features/leaderboard/components/OptOutSetting';
 
+// /settings: the profile, with the settings of other features (two-factor sign-in, the
+// leaderboard opt-out) composed here.
 export default function Settings() {
-  const { profile, user } = useAuth();
+  const profile = useProfile();
+  const user = useUser();
+  const admin = useIsAdmin();
   const created = profile?.created_at ?? user?.created_at;
   return (
     <main className="page">
@@ -19,7 +23,7 @@ export default function Settings() {
           <dt>Cont creat</dt><dd>{created ? new Date(created).toLocaleDateString('ro-RO') : '—'}</dd>
           <dt>ID utilizator</dt><dd><code>{user?.id}</code></dd>
         </dl>
-        {(profile?.is_admin || profile?.role === 'admin') && <span className="badge">Admin</span>}
+        {admin && <span className="badge">Admin</span>}
         <p className="muted">Datele profilului nu pot fi modificate din aplicație. Pentru modificări, contactează un administrator.</p>
         <OptOutSetting />
       </section>

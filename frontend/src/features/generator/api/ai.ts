@@ -1,13 +1,12 @@
-import { aiModel } from '../../../lib/supabase';
-import { useAuthStore } from '../../../lib/auth/store';
+import { aiClient as gatewayClient, aiModel } from '../../../lib/ai';
+import { accessToken } from '../../../lib/auth/store';
 import { MSG_GENERATE, MSG_NOT_TEXT, ParseError, parseClassification, parseGenerated, type GenDomain, type GeneratedCase } from '../../../lib/caseDraft';
 
 // The AI client is loaded only when a case is generated.
 async function aiClient() {
-  const token = useAuthStore.getState().session?.access_token;
+  const token = accessToken();
   if (!token) throw new Error('not signed in');
-  const { default: Anthropic } = await import('@anthropic-ai/sdk');
-  return new Anthropic({ baseURL: `${window.location.origin}/ai`, authToken: token, apiKey: null, dangerouslyAllowBrowser: true });
+  return gatewayClient(token);
 }
 
 async function ask(task: 'generate' | 'classify', content: string, maxTokens: number, headers: Record<string, string> = {}): Promise<string> {

@@ -1,63 +1,30 @@
 import { ArrowLeftIcon } from '../../../components/ui/icons';
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { aiEnabled, supabase } from '../../../lib/supabase';
+import { aiEnabled } from '../../../lib/ai';
 import { useAuthStore } from '../../../lib/auth/store';
-import type { Json } from '../../../types/database';
 import { CaseEditor } from '../../../components/case-editor/CaseEditor';
 import { classifyCase, generateCase } from '../api/ai';
 import {
   addArticle,
   caseCode,
-  DIFFICULTIES,
-  DOMAINS,
   draftFromGenerated,
   generationRequest,
   joinMessages,
   MSG_NO_DOMAIN,
   MSG_NOT_AUTHENTICATED,
-  removeItem,
   saveErrorMessage,
-  SUBCATEGORY_MAX,
   toPayload,
   validateDraft,
-  WEEKS,
-  weekLabel,
-  type Difficulty,
   type Draft,
   type GenDomain,
-  type GenerationChoices,
 } from '../../../lib/caseDraft';
+import { saveGeneratedCase } from '../api/cases';
+import { useCategories } from '../hooks/useCategories';
+import { ArticlesStep, CategoriesStep, ConfigStep, ContextStep, DEFAULTS, DomainStep, type Choices } from './WizardSteps';
 
 export const STEPS = ['Domeniu', 'Categorii', 'Articole', 'Context', 'Configurare'] as const;
 const clampStep = (n: number) => Math.min(STEPS.length, Math.max(1, n));
-
-type CategoryRow = { id: string; name: string; law_subcategories: { name: string; position: number }[] };
-type Choices = GenerationChoices & { subcategoryFree: boolean };
-const DEFAULTS: Choices = { domain: null, categories: [], articles: [], topic: '', focus: '', difficulty: 'mediu', week: 1, subcategory: '', subcategoryFree: false };
-
-// The domain's catalogue, read through the data API.
-function useCategories(domain: GenDomain | null): CategoryRow[] {
-  const [rows, setRows] = useState<{ domain: GenDomain; rows: CategoryRow[] } | null>(null);
-  useEffect(() => {
-    if (!domain) return;
-    let live = true;
-    supabase()
-      .from('law_categories')
-      .select('id, name, position, law_subcategories(name, position)')
-      .eq('domain', domain)
-      .order('position')
-      .order('position', { referencedTable: 'law_subcategories' })
-      .then(({ data, error }) => {
-        if (error) console.error('catalogue load failed', error);
-        if (live) setRows({ domain, rows: (data ?? []) as unknown as CategoryRow[] });
-      });
-    return () => {
-      live = false;
-    };
-  }, [domain]);
-  return rows && rows.domain === domain ? rows.rows : [];
-}
 
 function Progress() {
   const [elapsed, setElapsed] = useState(0);
@@ -145,7 +112,7 @@ export default function Generator() {
     setError(null);
     setPhase('saving');
     const payload = toPayload(draft);
-    const { data, error: err } = await supabase().rpc('save_generated_case', { p_case: payload as unknown as Json });
+    const { id: data, error: err } = await saveGeneratedCase(payload);
     if (err || !data) {
       setError(err ? saveErrorMessage(err, payload.case_code) : 'Nu s-a putut obține ID-ul cazului creat');
       setPhase('edit');
@@ -204,113 +171,13 @@ export default function Generator() {
           <p className="muted">Pasul {step} din {STEPS.length} · toți pașii sunt opționali. Generarea durează aproximativ 10-30 de secunde.</p>
           <h2 id="step-title">{STEPS[step - 1]}</h2>
 
-          {step === 1 && (
-            <fieldset>
-              <legend>Alege domeniul</legend>
-              {DOMAINS.map((d) => (
-                <label key={d.value} className="choice">
-                  <input type="radio" name="domain" checked={c.domain === d.value} onChange={() => chooseDomain(d.value)} /> {d.label}
-                </label>
-              ))}
-            </fieldset>
-          )}
-
-          {step === 2 && (
-            <fieldset>
-              <legend>Categorii</legend>
-              {!c.domain && <p className="muted">{MSG_NO_DOMAIN}</p>}
-              <div className="category-grid">
-                {categories.map((cat) => (
-                  <label key={cat.id} className="choice">
-                    <input type="checkbox" checked={c.categories.includes(cat.name)} onChange={() => toggleCategory(cat.name)} /> {cat.name}
-                  </label>
-                ))}
-              </div>
-            </fieldset>
-          )}
-
+          {step === 1 && <DomainStep c={c} chooseDomain={chooseDomain} />}
+          {step === 2 && <CategoriesStep c={c} categories={categories} toggleCategory={toggleCategory} />}
           {step === 3 && (
-            <fieldset>
-              <legend>Articole</legend>
-              <p className="muted">Număr simplu (1357), cu alineat (1357 alin. 1 sau al. 1), interval (45-49) sau literă (1357 lit. a).</p>
-              <div className="row">
-                <div className="field">
-                  <label htmlFor="gen-article">Numărul articolului</label>
-                  <input id="gen-article" value={articleInput} onChange={(e) => setArticleInput(e.target.value)} onKeyDown={(e) => e.key === 'Enter' && (e.preventDefault(), addArt())} />
-                </div>
-                <button type="button" onClick={addArt}>Adaugă articolul</button>
-              </div>
-              {articleError && <p className="error" role="alert">{articleError}</p>}
-              <ul className="article-list">
-                {c.articles.map((a, i) => (
-                  <li key={a.number}>
-                    <span className="badge article">{a.reference}</span>
-                    <button type="button" aria-label={`Șterge ${a.reference}`} onClick={() => setC((x) => ({ ...x, articles: removeItem(x.articles, i) }))}>×</button>
-                  </li>
-                ))}
-              </ul>
-            </fieldset>
+            <ArticlesStep c={c} setC={setC} articleInput={articleInput} setArticleInput={setArticleInput} articleError={articleError} addArt={addArt} />
           )}
-
-          {step === 4 && (
-            <fieldset>
-              <legend>Context</legend>
-              <div className="field">
-                <label htmlFor="gen-topic">Descrierea temei</label>
-                <textarea id="gen-topic" rows={4} value={c.topic} onChange={(e) => setC((x) => ({ ...x, topic: e.target.value }))} />
-              </div>
-              <div className="field">
-                <label htmlFor="gen-focus">Focus specific</label>
-                <textarea id="gen-focus" rows={3} value={c.focus} onChange={(e) => setC((x) => ({ ...x, focus: e.target.value }))} />
-              </div>
-            </fieldset>
-          )}
-
-          {step === 5 && (
-            <fieldset>
-              <legend>Configurare</legend>
-              <div className="field">
-                <label htmlFor="gen-difficulty">Dificultate</label>
-                <select id="gen-difficulty" value={c.difficulty} onChange={(e) => setC((x) => ({ ...x, difficulty: e.target.value as Difficulty }))}>
-                  {DIFFICULTIES.map((d) => (
-                    <option key={d.value} value={d.value}>{d.label}</option>
-                  ))}
-                </select>
-              </div>
-              <div className="field">
-                <label htmlFor="gen-week">Săptămâna</label>
-                <select id="gen-week" value={c.week} onChange={(e) => setC((x) => ({ ...x, week: Number(e.target.value) }))}>
-                  {WEEKS.map((w) => (
-                    <option key={w} value={w}>{weekLabel(w)}</option>
-                  ))}
-                </select>
-              </div>
-              {subOptions.length > 0 && (
-                <div className="field">
-                  <label htmlFor="gen-subcategory">Subcategorie</label>
-                  <select id="gen-subcategory"
-                    value={c.subcategoryFree ? '__free' : c.subcategory}
-                    onChange={(e) => {
-                      const v = e.target.value;
-                      setC((x) => (v === '__free' ? { ...x, subcategoryFree: true, subcategory: '' } : { ...x, subcategoryFree: false, subcategory: v }));
-                    }}
-                  >
-                    <option value="">— fără subcategorie —</option>
-                    {subOptions.map((s) => (
-                      <option key={`${s.category}/${s.name}`} value={s.name}>{`${s.category} (${s.name})`}</option>
-                    ))}
-                    <option value="__free">Altă subcategorie (text liber)</option>
-                  </select>
-                </div>
-              )}
-              {freeText && (
-                <div className="field">
-                  <label htmlFor="gen-subcategory-text">{subOptions.length > 0 ? 'Subcategorie (text liber)' : 'Subcategorie'}</label>
-                  <input id="gen-subcategory-text" value={c.subcategory} maxLength={SUBCATEGORY_MAX} onChange={(e) => setC((x) => ({ ...x, subcategory: e.target.value }))} />
-                </div>
-              )}
-            </fieldset>
-          )}
+          {step === 4 && <ContextStep c={c} setC={setC} />}
+          {step === 5 && <ConfigStep c={c} setC={setC} subOptions={subOptions} freeText={freeText} />}
 
           {error && <p className="error" role="alert">{error}</p>}
           <div className="row">

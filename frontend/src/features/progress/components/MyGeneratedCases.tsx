@@ -1,9 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { supabase } from '../../../lib/supabase';
-import { useAuth } from '../../../lib/auth/store';
-
-type Row = { id: string; case_code: string; title: string; created_at: string; status: string; rejection_reason: string | null };
+import { useUserId } from '../../../lib/auth/store';
+import { fetchMyGeneratedCases, type GeneratedCase as Row } from '../api/progress';
 
 const STATUS: Record<string, { label: string; cls: string }> = {
   verified: { label: 'Verificat', cls: 'badge verified' },
@@ -14,21 +12,18 @@ const STATUS: Record<string, { label: string; cls: string }> = {
 // My Progress: the cases the student generated, with their review status (and the
 // moderator's reason when rejected).
 export function MyGeneratedCases() {
-  const { user } = useAuth();
+  const userId = useUserId();
   const [rows, setRows] = useState<Row[] | null>(null);
   useEffect(() => {
-    if (!user) return;
+    if (!userId) return;
     let live = true;
-    supabase()
-      .rpc('my_generated_cases')
-      .then(({ data, error }) => {
-        if (error) console.error('generated cases load failed', error);
-        if (live) setRows((data as Row[]) ?? []);
-      });
+    fetchMyGeneratedCases().then((r) => {
+      if (live) setRows(r);
+    });
     return () => {
       live = false;
     };
-  }, [user]);
+  }, [userId]);
   return (
     <section className="card" aria-labelledby="my-generated-title">
       <h2 id="my-generated-title">Cazurile mele generate</h2>

@@ -1,19 +1,15 @@
-import { useEffect, useState } from 'react';
+import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
-import { supabase } from '../../../lib/supabase';
-import { useAuth } from '../../../lib/auth/store';
+import { useUserId } from '../../../lib/auth/store';
+import { useMyProgress } from '../hooks/useMyProgress';
+import type { AppealState, Progress } from '../api/progress';
 import { MyGeneratedCases } from './MyGeneratedCases';
 import { ScoreOverTime } from './ScoreOverTime';
-import { CriteriaOverview, type GradedWork } from './CriteriaOverview';
+import { CriteriaOverview } from './CriteriaOverview';
 import { attemptLabel, caseLink, groupByCase, type Attempt } from '../utils/attempts';
 import { strictnessLabel } from '../../../lib/score';
-import { GrileProgress } from '../../grile/components/GrileProgress';
 
 type Sub = Attempt;
-type AppealState = { submission_id: string; status: 'pending' | 'released' | 'confirmed'; decision_reason: string | null };
-type Conv = { id: string; case_id: string | null; conversation_data: { role: string; content: string; timestamp: string }[]; message_count: number; last_message_at: string; cases: { case_code: string; title: string } | null };
-type Progress = { case_id: string; case_code: string; case_title: string; status: string; completed_at: string | null };
-
 const roDate = (s: string) => new Date(s).toLocaleDateString('ro-RO', { day: 'numeric', month: 'long', year: 'numeric' });
 
 const APPEAL: Record<AppealState['status'], string> = {
@@ -41,39 +37,11 @@ function AttemptRow({ s, appeal }: { s: Sub; appeal?: AppealState }) {
   );
 }
 
-export default function Reporting() {
-  const { user } = useAuth();
-  const [subs, setSubs] = useState<Sub[]>([]);
-  const [convs, setConvs] = useState<Conv[]>([]);
-  const [progress, setProgress] = useState<Progress[]>([]);
-  const [graded, setGraded] = useState<GradedWork[]>([]);
-  const [appeals, setAppeals] = useState<Map<string, AppealState>>(new Map());
-  useEffect(() => {
-    if (!user) return;
-    const sb = supabase();
-    const load = () => {
-      sb.from('submissions_with_details').select('id, case_id, case_code, case_title, score, score_value, feedback_text, submitted_at, difficulty_rating, status, state').eq('user_id', user.id).order('submitted_at', { ascending: false })
-        .then(({ data }) => setSubs((data as Sub[]) ?? []));
-      // Per-criterion scores of graded work, for the criterion view.
-      sb.from('case_submissions').select('submitted_at, score_breakdown, difficulty_rating').eq('user_id', user.id).eq('status', 'graded').order('submitted_at')
-        .then(({ data }) => setGraded((data as GradedWork[]) ?? []));
-      sb.from('submission_appeals').select('submission_id, status, decision_reason').eq('user_id', user.id)
-        .then(({ data }) => setAppeals(new Map(((data as AppealState[]) ?? []).map((a) => [a.submission_id, a]))));
-      sb.from('chat_conversations').select('id, case_id, conversation_data, message_count, last_message_at, cases(case_code, title)').eq('user_id', user.id).gt('message_count', 0).order('last_message_at', { ascending: false })
-        .then(({ data }) => setConvs((data as unknown as Conv[]) ?? []));
-      sb.from('case_progress').select('case_id, case_code, case_title, status, completed_at').eq('user_id', user.id)
-        .then(({ data }) => setProgress((data as Progress[]) ?? []));
-    };
-    load();
-    // Grades land live, also from another tab or device.
-    const ch = sb.channel(`progress-${user.id}`)
-      .on('postgres_changes', { event: '*', schema: 'public', table: 'case_submissions', filter: `user_id=eq.${user.id}` }, load)
-      .on('postgres_changes', { event: '*', schema: 'public', table: 'submission_appeals', filter: `user_id=eq.${user.id}` }, load)
-      .subscribe();
-    return () => {
-      sb.removeChannel(ch);
-    };
-  }, [user]);
+// My Progress. Sections of other features (the grile's progress) come in as props: the
+// route (app/routes) composes them, so this feature imports no other.
+export default function Reporting({ grile }: { grile?: ReactNode }) {
+  const userId = useUserId();
+  const { subs, convs, progress, graded, appeals } = useMyProgress(userId);
   const completed = progress.filter((p) => p.status === 'completed');
   const scored = subs.filter((s) => s.score_value != null);
   const avg = scored.length ? Math.round(scored.reduce((a, s) => a + Number(s.score_value), 0) / scored.length) : 0;
@@ -92,7 +60,7 @@ export default function Reporting() {
       </div>
       <ScoreOverTime subs={subs} />
       <CriteriaOverview graded={graded} />
-      <GrileProgress />
+      {grile}
       <section className="card">
         <h2>Submitted Solutions</h2>
         {subs.length === 0 && <p className="muted">Nu ai soluții trimise încă</p>}

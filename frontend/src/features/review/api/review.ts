@@ -1,6 +1,6 @@
 import { supabase } from '../../../lib/supabase';
 import type { Json } from '../../../types/database';
-import { loadCase } from '../../dashboard/api/cases';
+import { loadCase } from '../../../lib/cases';
 import { articleNumbers, codeOfReference, difficultyOf, newItem, toPayload, type Draft, type GenDomain } from '../../../lib/caseDraft';
 
 export type QueueRow = {

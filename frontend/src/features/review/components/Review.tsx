@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { useAuth } from '../../../lib/auth/store';
+import { useIsModerator } from '../../../lib/auth/store';
 import { toast } from '../../../components/ui/toast';
 import { CaseEditor } from '../../../components/case-editor/CaseEditor';
 import { joinMessages, validateDraft, type Draft } from '../../../lib/caseDraft';
@@ -144,8 +144,7 @@ function ReviewCase({ row, onDone }: { row: QueueRow; onDone: () => void }) {
 // /review: the moderators' queue of generated cases. The RPCs check the role in the
 // database; the page only mirrors it.
 export default function Review() {
-  const { profile } = useAuth();
-  const allowed = profile?.role === 'moderator' || profile?.role === 'admin' || !!profile?.is_admin;
+  const allowed = useIsModerator();
   const [rows, setRows] = useState<QueueRow[] | null>(null);
   const [failed, setFailed] = useState<string | null>(null);
   const [open, setOpen] = useState<QueueRow | null>(null);
