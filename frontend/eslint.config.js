@@ -1,41 +1,37 @@
-import fs from 'node:fs';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
-import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+import boundaries from 'eslint-plugin-boundaries';
 import globals from 'globals';
 
-const root = import.meta.dirname;
-// Every folder under src/features is a feature, so a new one is covered without editing this file.
-const features = fs.readdirSync(`${root}/src/features`, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
-
 // The layers of the web app (ARCHITECTURE.md, "Web app layout"): imports go one way,
-// app → features → components/lib; features do not import each other; only a feature's
-// api/ and lib/ talk to the server.
-export const layerZones = [
-  { target: './src/features', from: './src/app', message: 'A feature does not import the app layer.' },
+// app → features → components/lib; a feature imports no other feature; only a feature's
+// api/ and lib/ use the Supabase client. The first element whose pattern matches a file
+// names its layer, so the narrow ones come first.
+const elements = [
+  { type: 'app', pattern: 'src/app' },
+  { type: 'feature-api', pattern: 'src/features/*/api', capture: ['feature'] },
+  { type: 'feature', pattern: 'src/features/*', capture: ['feature'] },
+  { type: 'components', pattern: 'src/components' },
+  { type: 'lib', pattern: 'src/lib' },
+  { type: 'types', pattern: 'src/types' },
+];
+const to = (...types) => types.map((type) => ({ to: { element: { type } } }));
+const sameFeature = (type) => ({ to: { element: { type, captured: { feature: '{{ from.element.captured.feature }}' } } } });
+const policy = (from, allow) => ({ from: { element: { type: from } }, allow });
+const shared = ['components', 'lib', 'types'];
+export const layerPolicies = [
+  policy('app', to('app', 'feature', 'feature-api', ...shared)),
+  policy('feature', [sameFeature('feature'), sameFeature('feature-api'), ...to(...shared)]),
+  policy('feature-api', [sameFeature('feature'), sameFeature('feature-api'), ...to(...shared)]),
+  policy('components', to(...shared)),
+  policy('lib', to(...shared)),
+  policy('types', to('types')),
+  // Last, so it overrides the allowances above: the client itself stays in api/ and lib/.
   {
-    target: ['./src/components', './src/lib', './src/types'],
-    from: ['./src/features', './src/app'],
-    message: 'Shared code (components, lib) does not import features or the app.',
-  },
-  ...features.map((name) => ({
-    target: `./src/features/${name}`,
-    from: './src/features',
-    except: [`./${name}`],
-    message: 'A feature does not import another feature: move what they share to components/ or lib/, or compose them in app/.',
-  })),
-  {
-    target: [
-      './src/features/*/components/**',
-      './src/features/*/hooks/**',
-      './src/features/*/utils/**',
-      './src/features/*/*.{ts,tsx}',
-      './src/components/**',
-      './src/app/**',
-    ],
-    from: './src/lib/supabase.ts',
-    message: "Only a feature's api/ and lib/ use the Supabase client.",
+    from: { element: { types: { anyOf: ['app', 'feature', 'components'] } } },
+    disallow: { to: { file: { categories: 'supabase-client' } } },
+    message: "Only a feature's api/ and lib/ use the Supabase client (lib/supabase).",
   },
 ];
 
@@ -54,10 +50,22 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.{ts,tsx}'],
-    plugins: { 'import-x': importX },
-    settings: { 'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.tsx', '.js'] })] },
+    plugins: { boundaries },
+    settings: {
+      'boundaries/elements': elements,
+      'boundaries/files': [{ category: 'supabase-client', pattern: 'src/lib/supabase.ts' }],
+      'boundaries/include': ['src/**/*'],
+      'import/resolver': { node: { extensions: ['.ts', '.tsx', '.js'] } },
+    },
     rules: {
-      'import-x/no-restricted-paths': ['error', { basePath: root, zones: layerZones }],
+      'boundaries/dependencies': [
+        'error',
+        {
+          default: 'disallow',
+          message: 'Layer rule: {{ from.type }} may not import {{ to.type }} (app → features → components/lib; no feature imports another; only api/ and lib/ use the Supabase client).',
+          policies: layerPolicies,
+        },
+      ],
     },
   },
 );
