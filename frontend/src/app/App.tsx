@@ -1,34 +1,34 @@
 import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
 import { BrowserRouter, Link, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
-import { AuthProvider, useAuth } from '../lib/auth/store';
+import { authActions, AuthProvider, useAuth, useIsAdmin, useIsModerator, useProfile } from '../lib/auth/store';
 import { Toaster } from '../components/ui/toast';
-import { FeedbackButton } from '../features/feedback/FeedbackDialog';
-import { MfaGate } from '../features/mfa/MfaGate';
+import { FeedbackButton } from '../components/feedback/FeedbackDialog';
+import { MfaGate } from '../features/mfa/components/MfaGate';
 import { CloseIcon, MenuIcon, ScaleIcon } from '../components/ui/icons';
 
 // Opening /dashboard directly, its chunk loads while the session is being resolved; when it
 // is there by then, it renders at once (a lazy component would suspend and React holds a
 // revealed boundary back for up to 300 ms).
-let dashboardModule: typeof import('../features/dashboard/Dashboard') | null = null;
-const loadDashboard = () => import('../features/dashboard/Dashboard').then((m) => (dashboardModule = m));
+let dashboardModule: typeof import('../features/dashboard/components/Dashboard') | null = null;
+const loadDashboard = () => import('../features/dashboard/components/Dashboard').then((m) => (dashboardModule = m));
 if (window.location.pathname === '/dashboard') void loadDashboard();
 const LazyDashboard = lazy(loadDashboard);
 function Dashboard() {
   return dashboardModule ? <dashboardModule.default /> : <LazyDashboard />;
 }
 // The account pages are their own chunk: a signed-in student opening /dashboard never needs them.
-const LoginPage = lazy(() => import('../features/auth/pages').then((m) => ({ default: m.LoginPage })));
-const SignupPage = lazy(() => import('../features/auth/pages').then((m) => ({ default: m.SignupPage })));
-const ResetPasswordPage = lazy(() => import('../features/auth/pages').then((m) => ({ default: m.ResetPasswordPage })));
-const CompleteProfilePage = lazy(() => import('../features/auth/CompleteProfile').then((m) => ({ default: m.CompleteProfilePage })));
-const Admin = lazy(() => import('../features/admin/Admin'));
-const Settings = lazy(() => import('../features/settings/Settings'));
-const Reporting = lazy(() => import('../features/progress/Reporting'));
-const Generator = lazy(() => import('../features/generator/Generator'));
-const Review = lazy(() => import('../features/review/Review'));
-const Grile = lazy(() => import('../features/grile/GrilePage'));
+const LoginPage = lazy(() => import('../features/auth/components/pages').then((m) => ({ default: m.LoginPage })));
+const SignupPage = lazy(() => import('../features/auth/components/pages').then((m) => ({ default: m.SignupPage })));
+const ResetPasswordPage = lazy(() => import('../features/auth/components/pages').then((m) => ({ default: m.ResetPasswordPage })));
+const CompleteProfilePage = lazy(() => import('../features/auth/components/CompleteProfile').then((m) => ({ default: m.CompleteProfilePage })));
+const Admin = lazy(() => import('../features/admin/components/Admin'));
+const Settings = lazy(() => import('./routes/Settings'));
+const Reporting = lazy(() => import('./routes/Reporting'));
+const Generator = lazy(() => import('../features/generator/components/Generator'));
+const Review = lazy(() => import('../features/review/components/Review'));
+const Grile = lazy(() => import('../features/grile/components/GrilePage'));
 const Leaderboard = lazy(() => import('../features/leaderboard/components/LeaderboardPage'));
-const Trial = lazy(() => import('../features/trial/Trial'));
+const Trial = lazy(() => import('../features/dashboard/components/Trial'));
 
 function Loading() {
   return (
@@ -56,10 +56,11 @@ function Protected({ children }: { children: ReactNode }) {
 }
 
 export function Header() {
-  const { profile, signOut } = useAuth();
+  const profile = useProfile();
+  const { signOut } = authActions;
   const nav = useNavigate();
-  const isAdmin = profile?.role === 'admin' || profile?.is_admin;
-  const isModerator = isAdmin || profile?.role === 'moderator';
+  const isAdmin = useIsAdmin();
+  const isModerator = useIsModerator();
   // On a phone the links fold into a menu behind one button; it closes on navigation and Escape.
   const [menu, setMenu] = useState(false);
   const { pathname } = useLocation();
@@ -92,7 +93,7 @@ export function Header() {
         {isModerator && <Link to="/review">Verificare cazuri</Link>}
         {isAdmin && <Link to="/admin">Admin</Link>}
         <FeedbackButton label="Feedback" />
-        <AccountMenu name={profile?.name ?? null} isAdmin={!!isAdmin} onSignOut={async () => {
+        <AccountMenu name={profile?.name ?? null} isAdmin={isAdmin} onSignOut={async () => {
           await signOut();
           nav('/login');
         }} />

@@ -1,4 +1,4 @@
-import { STRICTNESS, strictnessLabel, type CriterionRow, type ScorePoint } from '../../features/dashboard/score';
+import { STRICTNESS, strictnessLabel, type CriterionRow, type ScorePoint } from '../../lib/score';
 
 // The strictness a score was graded at, as a one-letter mark on the chart (U, M, G).
 const mark = (level: number | null | undefined) => (level != null && STRICTNESS[level] ? STRICTNESS[level][0] : '');

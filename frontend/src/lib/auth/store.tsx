@@ -2,18 +2,13 @@ import { createContext, useContext, useEffect, type ReactNode } from 'react';
 import type { Session, User } from '@supabase/supabase-js';
 import { create } from 'zustand';
 import { supabase } from '../supabase';
+import type { Database } from '../../types/database';
 
-export type Profile = {
-  id: string;
-  email: string;
-  name: string;
-  username: string;
+export type Role = 'user' | 'moderator' | 'admin';
+type ProfileRow = Database['public']['Tables']['user_profiles']['Row'];
+export type Profile = Pick<ProfileRow, 'id' | 'email' | 'name' | 'username' | 'university_code' | 'university_category' | 'university_name' | 'created_at'> & {
   is_admin: boolean;
-  role: 'user' | 'moderator' | 'admin';
-  university_code: string | null;
-  university_category: string | null;
-  university_name: string | null;
-  created_at: string;
+  role: Role;
 };
 
 type AuthState = {
@@ -28,7 +23,29 @@ type AuthState = {
 
 // Session state fed by onAuthStateChange (section 4): loading until the initial session
 // is known; the profile follows the user.
-export const useAuthStore = create<AuthState>(() => ({ user: null, session: null, profile: null, profileMissing: false, loading: true }));
+const INITIAL: AuthState = { user: null, session: null, profile: null, profileMissing: false, loading: true };
+export const useAuthStore = create<AuthState>(() => ({ ...INITIAL }));
+
+// Back to the state before any session is known (the unit tests' setup runs it after each test).
+export function resetAuthStore(): void {
+  useAuthStore.setState({ ...INITIAL }, true);
+}
+
+// Narrow selectors: a component re-renders only when the part it reads changes.
+export const useUser = () => useAuthStore((s) => s.user);
+export const useUserId = () => useAuthStore((s) => s.user?.id ?? null);
+export const useProfile = () => useAuthStore((s) => s.profile);
+export const useIsVisitor = () => useAuthStore((s) => !!s.user?.is_anonymous);
+
+// The role checks, in one place: an admin is role 'admin' (or the older is_admin flag); a
+// moderator's pages are open to admins too.
+export const isAdmin = (p: Profile | null | undefined): boolean => p?.role === 'admin' || !!p?.is_admin;
+export const isModerator = (p: Profile | null | undefined): boolean => isAdmin(p) || p?.role === 'moderator';
+export const useIsAdmin = () => useAuthStore((s) => isAdmin(s.profile));
+export const useIsModerator = () => useAuthStore((s) => isModerator(s.profile));
+
+// The signed-in user's access token, read at call time (not a render dependency).
+export const accessToken = (): string | undefined => useAuthStore.getState().session?.access_token;
 
 async function readProfile(userId: string): Promise<{ profile: Profile | null; missing: boolean }> {
   const { data, error } = await supabase()
@@ -40,8 +57,9 @@ async function readProfile(userId: string): Promise<{ profile: Profile | null; m
     console.error('profile fetch failed', error);
     return { profile: null, missing: false };
   }
-  if (data && !data.role) data.role = data.is_admin ? 'admin' : 'user';
-  return { profile: data as Profile | null, missing: !data };
+  if (!data) return { profile: null, missing: true };
+  const role: Role = data.role === 'admin' || data.role === 'moderator' || data.role === 'user' ? data.role : data.is_admin ? 'admin' : 'user';
+  return { profile: { ...data, is_admin: !!data.is_admin, role }, missing: false };
 }
 
 export async function fetchProfile(userId: string): Promise<Profile | null> {
@@ -113,53 +131,57 @@ export function AuthProvider({ children }: { children: ReactNode }) {
 
 export type SignUpDetails = { name: string; username: string; university_code: string; university_category: string; university_name: string };
 
+// The auth actions, defined once (stable references, no re-creation per render).
+export const authActions = {
+  signIn: async (email: string, password: string) => {
+    const { error } = await supabase().auth.signInWithPassword({ email: email.trim(), password });
+    if (error) throw error;
+  },
+  signUp: async (email: string, password: string, d: SignUpDetails) => {
+    const sb = supabase();
+    const { data, error } = await sb.auth.signUp({
+      email: email.trim(),
+      password,
+      options: { data: d, emailRedirectTo: `${window.location.origin}/login` },
+    });
+    if (error) throw error;
+    if (!data.user) throw new Error('User creation failed');
+    const { error: pErr } = await sb.rpc('create_user_profile', {
+      p_id: data.user.id,
+      p_email: email.trim(),
+      p_name: d.name.trim(),
+      p_username: d.username.trim(),
+      p_university_code: d.university_code,
+      p_university_category: d.university_category,
+      p_university_name: d.university_name,
+    });
+    // The profile was made with the account (the sign-up's trigger); the call returns it.
+    if (pErr) throw new Error('Failed to create user profile: ' + pErr.message);
+  },
+  // "Încearcă o speță": an anonymous session (is_anonymous in the token) that reads one
+  // case; RLS and the AI gateway keep every write for accounts.
+  tryAsVisitor: async () => {
+    const { error } = await supabase().auth.signInAnonymously();
+    if (error) throw error;
+  },
+  // The visitor's account: the same user gets an e-mail and a password; the mailed link
+  // confirms it (and then the profile is made from these details, see above).
+  convertVisitor: async (email: string, password: string, d: SignUpDetails) => {
+    const { error } = await supabase().auth.updateUser(
+      { email: email.trim(), password, data: d },
+      { emailRedirectTo: `${window.location.origin}/dashboard` },
+    );
+    if (error) throw error;
+  },
+  signOut: async () => {
+    await supabase().auth.signOut();
+  },
+};
+
+// The whole session state and the actions, for the route guards; other components use the
+// narrow selectors above.
 export function useAuth() {
   if (!useContext(AuthContext)) throw new Error('useAuth must be used within an AuthProvider');
   const state = useAuthStore();
-  return {
-    ...state,
-    signIn: async (email: string, password: string) => {
-      const { error } = await supabase().auth.signInWithPassword({ email: email.trim(), password });
-      if (error) throw error;
-    },
-    signUp: async (email: string, password: string, d: SignUpDetails) => {
-      const sb = supabase();
-      const { data, error } = await sb.auth.signUp({
-        email: email.trim(),
-        password,
-        options: { data: d, emailRedirectTo: `${window.location.origin}/login` },
-      });
-      if (error) throw error;
-      if (!data.user) throw new Error('User creation failed');
-      const { error: pErr } = await sb.rpc('create_user_profile', {
-        p_id: data.user.id,
-        p_email: email.trim(),
-        p_name: d.name.trim(),
-        p_username: d.username.trim(),
-        p_university_code: d.university_code,
-        p_university_category: d.university_category,
-        p_university_name: d.university_name,
-      });
-      // The profile was made with the account (the sign-up's trigger); the call returns it.
-      if (pErr) throw new Error('Failed to create user profile: ' + pErr.message);
-    },
-    // "Încearcă o speță": an anonymous session (is_anonymous in the token) that reads one
-    // case; RLS and the AI gateway keep every write for accounts.
-    tryAsVisitor: async () => {
-      const { error } = await supabase().auth.signInAnonymously();
-      if (error) throw error;
-    },
-    // The visitor's account: the same user gets an e-mail and a password; the mailed link
-    // confirms it (and then the profile is made from these details, see above).
-    convertVisitor: async (email: string, password: string, d: SignUpDetails) => {
-      const { error } = await supabase().auth.updateUser(
-        { email: email.trim(), password, data: d },
-        { emailRedirectTo: `${window.location.origin}/dashboard` },
-      );
-      if (error) throw error;
-    },
-    signOut: async () => {
-      await supabase().auth.signOut();
-    },
-  };
+  return { ...state, ...authActions };
 }

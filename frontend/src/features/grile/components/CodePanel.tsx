@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react';
-import { CodeViewer, type CodeId } from '../../dashboard/CodeViewer';
+import { CodeViewer, type CodeId } from '../../../components/code-viewer/CodeViewer';
 import type { Citation } from '../api/grile';
 
 export type ArticleTarget = { code: CodeId; article: string; seq: number };

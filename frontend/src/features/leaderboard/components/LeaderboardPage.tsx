@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
-import { useAuth } from '../../../lib/auth/store';
+import { useProfile, useUser } from '../../../lib/auth/store';
 import { TOP_LIMIT, type BoardRow, type Period, type Scope } from '../api/leaderboard';
 import { useLeaderboard } from '../hooks/useLeaderboard';
 import { useLeaderboardOptOut } from '../hooks/useLeaderboardOptOut';
@@ -19,7 +19,8 @@ const SCOPES: { value: Scope; label: string }[] = [
 ];
 
 export default function LeaderboardPage() {
-  const { user, profile } = useAuth();
+  const user = useUser();
+  const profile = useProfile();
   const [period, setPeriod] = useState<Period>('week');
   const [scope, setScope] = useState<Scope>('global');
   const { state, reload } = useLeaderboard(period, scope);

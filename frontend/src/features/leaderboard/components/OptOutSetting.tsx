@@ -1,10 +1,10 @@
-import { useAuth } from '../../../lib/auth/store';
+import { useUser } from '../../../lib/auth/store';
 import { useLeaderboardOptOut } from '../hooks/useLeaderboardOptOut';
 import '../leaderboard.css';
 
 // The opt-out checkbox of the Settings page: saved as soon as it changes.
 export function OptOutSetting() {
-  const { user } = useAuth();
+  const user = useUser();
   const { hidden, saving, saved, failed, change } = useLeaderboardOptOut(user?.id);
   return (
     <div className="board-optout">

@@ -1,0 +1,81 @@
+import { Link } from 'react-router-dom';
+import { useAuthStore, useIsAdmin } from '../../../lib/auth/store';
+import { toast } from '../../../components/ui/toast';
+import { ArrowRightIcon } from '../../../components/ui/icons';
+import { useAdminData } from '../hooks/useAdminData';
+import type { UserRow } from '../api/admin';
+
+const ROLE_LABEL: Record<string, string> = { user: 'User', moderator: 'Moderator', admin: 'Admin' };
+
+export default function Admin() {
+  const loading = useAuthStore((s) => s.loading);
+  const isAdmin = useIsAdmin();
+  const { users, feedback, err, changeRole: saveRole } = useAdminData(isAdmin);
+  if (loading) return null;
+  if (!isAdmin) {
+    return (
+      <main className="page">
+        <section className="card">
+          <h1>Access Denied</h1>
+          <p>You do not have permission to access this page.</p>
+          <Link to="/dashboard">Înapoi la dashboard</Link>
+        </section>
+      </main>
+    );
+  }
+  const changeRole = async (u: UserRow, role: string) => {
+    try {
+      await saveRole(u, role);
+    } catch (error) {
+      toast.error('Eroare la actualizarea rolului', (error as { message?: string }).message || 'Eroare necunoscută');
+      return;
+    }
+    toast.success('Rol actualizat cu succes', `${u.name || u.email} este acum ${ROLE_LABEL[role]}.`);
+  };
+  return (
+    <main className="page admin">
+      {err.map((e) => <p key={e} className="error">{e}</p>)}
+      <section className="card">
+        <h2>Users <span className="count">{users?.length ?? 0}</span></h2>
+        {/* On a phone each row is a card (styles.css, "admin cards"); data-label names its cells. */}
+        <div className="table-wrap"><table className="card-table">
+          <thead><tr><th>Email</th><th>Name</th><th>Username</th><th>University</th><th>Role</th><th>Joined</th></tr></thead>
+          <tbody>
+            {users?.map((u) => (
+              <tr key={u.id}>
+                <td data-label="Email" className="wrap">{u.email}</td><td data-label="Name">{u.name}</td><td data-label="Username">{u.username}</td><td data-label="University">{u.university_code}</td>
+                <td data-label="Role">
+                  <select aria-label={`Rol pentru ${u.email}`} value={u.role || (u.is_admin ? 'admin' : 'user')} onChange={(e) => changeRole(u, e.target.value)}>
+                    <option value="user">User</option><option value="moderator">Moderator</option><option value="admin">Admin</option>
+                  </select>
+                </td>
+                <td data-label="Joined">{new Date(u.created_at).toLocaleDateString('ro-RO')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table></div>
+      </section>
+      <section className="card">
+        <h2>User Feedback <span className="count">{feedback?.length ?? 0}</span></h2>
+        {feedback && feedback.length === 0 && <p className="muted">No feedback submitted yet</p>}
+        <div className="table-wrap"><table className="card-table">
+          {feedback && feedback.length > 0 && <thead><tr><th>Date</th><th>Email</th><th>Feedback</th></tr></thead>}
+          <tbody>
+            {feedback?.map((f) => (
+              <tr key={f.id}>
+                <td data-label="Date">{new Date(f.created_at).toLocaleString('ro-RO')}</td>
+                <td data-label="Email" className="wrap">{f.email ?? 'Anonymous'}</td>
+                <td data-label="Feedback"><div className="clamp3">{f.body}</div></td>
+              </tr>
+            ))}
+          </tbody>
+        </table></div>
+      </section>
+      <div className="cards">
+        {['Analytics', 'Case Management', 'System Settings'].map((t) => (
+          <section className="card" key={t}><h3>{t}</h3>{t === 'Case Management' ? <Link to="/review">Cazuri de verificat <ArrowRightIcon /></Link> : <p className="muted">Coming soon...</p>}</section>
+        ))}
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,51 @@
+import { aiClient as gatewayClient, aiModel } from '../../../lib/ai';
+import { accessToken } from '../../../lib/auth/store';
+import { MSG_GENERATE, MSG_NOT_TEXT, ParseError, parseClassification, parseGenerated, type GenDomain, type GeneratedCase } from '../../../lib/caseDraft';
+
+// The AI client is loaded only when a case is generated.
+async function aiClient() {
+  const token = accessToken();
+  if (!token) throw new Error('not signed in');
+  return gatewayClient(token);
+}
+
+async function ask(task: 'generate' | 'classify', content: string, maxTokens: number, headers: Record<string, string> = {}): Promise<string> {
+  const ai = await aiClient();
+  const reply = await ai.messages.create(
+    { model: aiModel(), max_tokens: maxTokens, messages: [{ role: 'user', content }] },
+    { headers: { 'X-Casus-Task': task, ...headers } },
+  );
+  const first = reply.content[0];
+  if (!first || first.type !== 'text') throw new Error(MSG_NOT_TEXT);
+  return first.text;
+}
+
+// generateCase runs the generation call (the server owns the prompt, max_tokens 4096,
+// temperature 0.7) and reads the case; failures carry the spec's messages.
+export async function generateCase(request: string): Promise<GeneratedCase> {
+  let text: string;
+  try {
+    text = await ask('generate', request, 4096);
+  } catch (e) {
+    if ((e as Error).message === MSG_NOT_TEXT) throw e;
+    console.error('generation failed', e);
+    throw new Error(MSG_GENERATE, { cause: e });
+  }
+  try {
+    return parseGenerated(text);
+  } catch (e) {
+    if (e instanceof ParseError) throw e;
+    throw new ParseError();
+  }
+}
+
+// classifyCase asks for a category and subcategory from the domain's list; any failure
+// silently yields nothing.
+export async function classifyCase(domain: GenDomain, c: GeneratedCase): Promise<{ category: string; subcategory: string } | null> {
+  try {
+    const text = await ask('classify', JSON.stringify({ titlu: c.title, problema_juridica: c.legal_problem, descriere: c.case_description }), 512, { 'X-Casus-Domain': domain });
+    return parseClassification(text);
+  } catch {
+    return null;
+  }
+}

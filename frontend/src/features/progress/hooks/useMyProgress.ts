@@ -1,0 +1,37 @@
+import { useEffect, useState } from 'react';
+import type { Attempt } from '../utils/attempts';
+import type { GradedWork } from '../components/CriteriaOverview';
+import {
+  fetchAppeals,
+  fetchCaseProgress,
+  fetchConversations,
+  fetchGraded,
+  fetchSubmissions,
+  watchMyProgress,
+  type AppealState,
+  type Conv,
+  type Progress,
+} from '../api/progress';
+
+// Everything My Progress shows of one student, read again whenever a grade or an appeal
+// decision lands.
+export function useMyProgress(userId: string | null) {
+  const [subs, setSubs] = useState<Attempt[]>([]);
+  const [convs, setConvs] = useState<Conv[]>([]);
+  const [progress, setProgress] = useState<Progress[]>([]);
+  const [graded, setGraded] = useState<GradedWork[]>([]);
+  const [appeals, setAppeals] = useState<Map<string, AppealState>>(new Map());
+  useEffect(() => {
+    if (!userId) return;
+    const load = () => {
+      fetchSubmissions(userId).then(setSubs);
+      fetchGraded(userId).then(setGraded);
+      fetchAppeals(userId).then((list) => setAppeals(new Map(list.map((a) => [a.submission_id, a]))));
+      fetchConversations(userId).then(setConvs);
+      fetchCaseProgress(userId).then(setProgress);
+    };
+    load();
+    return watchMyProgress(userId, load);
+  }, [userId]);
+  return { subs, convs, progress, graded, appeals };
+}
