@@ -16,8 +16,8 @@ import (
 )
 
 // student is one simulated user; its requests are those the web app sends for the same
-// steps (frontend/src/features/dashboard/data.ts, Evaluation.tsx, TutorChat.tsx,
-// progress/Reporting.tsx, lib/auth/store.tsx).
+// steps (frontend/src/features/dashboard/api/cases.ts, components/Evaluation.tsx and
+// TutorChat.tsx, features/progress/api, lib/auth/store.tsx).
 type student struct {
 	cfg   Config
 	n     int
