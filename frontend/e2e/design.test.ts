@@ -25,7 +25,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-type Screen = { name: string; open: (page: Page) => Promise<void> };
+type Screen = { name: string; phoneOnly?: boolean; open: (page: Page) => Promise<void> };
 
 const heading = (page: Page, name: string | RegExp, level?: number) => page.getByRole('heading', { name, level }).first().waitFor();
 
@@ -48,6 +48,30 @@ const PRIVATE: Screen[] = [
       if (p.viewportSize()!.width < 900) await p.getByRole('button', { name: /Law Categories/ }).click();
       await openBySearch(p, 'CIV2ABD', /Panourile opace/);
       await p.getByRole('heading', { name: 'Problema juridică' }).waitFor();
+    },
+  },
+  {
+    // Phone only: the sidebar drawer open (a dialog), then the code sheet opened by a badge.
+    name: 'drawer',
+    phoneOnly: true,
+    open: async (p) => {
+      await p.goto(base + '/dashboard');
+      await p.getByText('Selectează un caz').waitFor();
+      await p.getByRole('button', { name: /Law Categories/ }).click();
+      await p.getByRole('dialog', { name: 'Law Categories' }).waitFor();
+    },
+  },
+  {
+    name: 'code-sheet',
+    phoneOnly: true,
+    open: async (p) => {
+      await p.goto(base + '/dashboard');
+      await p.getByText('Selectează un caz').waitFor();
+      await p.getByRole('button', { name: /Law Categories/ }).click();
+      await openBySearch(p, 'CIV2ABD', /Panourile opace/);
+      await p.getByRole('button', { name: 'Art. 1357 C.civ.' }).click();
+      await p.getByRole('dialog', { name: 'Coduri' }).waitFor();
+      await p.locator('.code-text article.highlight[data-article="1357"]').waitFor();
     },
   },
   { name: 'reporting', open: async (p) => { await p.goto(base + '/reporting'); await heading(p, 'Cases Overview'); } },
@@ -139,6 +163,7 @@ test('every screen, light and dark, desktop and phone: no axe violation; screens
     }
     await signed.getByRole('heading', { name: /^Users/ }).waitFor();
     for (const s of PRIVATE) {
+      if (s.phoneOnly && size.tag !== 'phone') continue;
       await step(signed, `design-${s.name}-${size.tag}`, async () => {
         await signed.emulateMedia({ colorScheme: 'light' });
         await s.open(signed);

@@ -113,11 +113,12 @@ export default function Dashboard() {
       </div>
       {drawer && <div className="backdrop" onClick={() => setSidebar(false)} aria-hidden />}
       {sidebar && (
-        <aside
+        // A <div> with a role: an <aside> may not take the dialog role the phone drawer needs.
+        <div
           id="law-categories"
           className={drawer ? 'sidebar drawer' : 'sidebar'}
           aria-label="Law Categories"
-          role={drawer ? 'dialog' : undefined}
+          role={drawer ? 'dialog' : 'complementary'}
           aria-modal={drawer || undefined}
         >
           <div className="sidebar-head">
@@ -134,7 +135,7 @@ export default function Dashboard() {
           ) : (
             <CaseTree tree={tree} open={open} setOpen={setOpen} selected={selected} onPick={(c) => choose(c.id)} />
           )}
-        </aside>
+        </div>
       )}
       <main className="case-main">
         {selected ? (

@@ -62,7 +62,8 @@ export function RightPanel({ target, caseId, mobile, sheet, onClose }: { target:
     return (
       <>
         {sheet && <div className="backdrop" onClick={onClose} aria-hidden />}
-        <aside
+        {/* A <div>: an <aside> may not take the dialog role. */}
+        <div
           className={`right-panel sheet${sheet ? ' open' : ''}`}
           role="dialog"
           aria-modal={sheet ? true : undefined}
@@ -94,7 +95,7 @@ export function RightPanel({ target, caseId, mobile, sheet, onClose }: { target:
           <div className="sheet-body" hidden={sheet !== 'chat'}>
             <TutorChat caseId={caseId} />
           </div>
-        </aside>
+        </div>
       </>
     );
   }
