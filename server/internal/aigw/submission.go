@@ -45,8 +45,11 @@ func (s *Server) loadSubmission(ctx context.Context, uid, id string) (submission
 	if id == "" {
 		return st, bad("X-Casus-Submission is required")
 	}
+	if !canonicalUUID(id) {
+		return st, &apiError{404, "not_found_error", "Soluția nu există."}
+	}
 	err := s.d.Owner.QueryRow(ctx, `select submission_text, status, ai_checked_at is not null, `+passedSQL+`, `+recordedSQL+`
-		from case_submissions where id::text = $1 and user_id::text = $2`, id, uid).Scan(&st.text, &st.status, &st.checked, &st.passed, &st.recorded)
+		from case_submissions where id = $1::uuid and user_id::text = $2`, id, uid).Scan(&st.text, &st.status, &st.checked, &st.passed, &st.recorded)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return st, &apiError{404, "not_found_error", "Soluția nu există."}
 	}
@@ -91,7 +94,7 @@ func (c *call) detect(id string) error {
 	}
 	tag, err := c.s.d.Owner.Exec(c.ctx, `update case_submissions set ai_probability = $2, ai_decision = $3, ai_justification = $4,
 		ai_checked_at = now(), ai_failed_at = null, feedback_text = coalesce($5, feedback_text)
-		where id::text = $1 and status = 'submitted' and ai_checked_at is null and submission_text = $6`,
+		where id = $1::uuid and status = 'submitted' and ai_checked_at is null and submission_text = $6`,
 		id, v.Probability, v.Decision, v.Justification, feedback, sub.text)
 	if err != nil {
 		return err
@@ -155,7 +158,7 @@ func parseVerdict(text string) (verdict, bool) {
 // can say so (and the student try again) instead of showing it as in progress forever.
 func (c *call) markFailed(id string) {
 	if _, err := c.s.d.Owner.Exec(context.WithoutCancel(c.ctx), `update case_submissions set ai_failed_at = now()
-		where id::text = $1 and status = 'submitted' and ai_checked_at is null`, id); err != nil {
+		where id = $1::uuid and status = 'submitted' and ai_checked_at is null`, id); err != nil {
 		c.s.d.Log.Error("ai mark failed", "err", err)
 	}
 }
@@ -167,6 +170,9 @@ func (c *call) grade(id string) error {
 	if id == "" {
 		return bad("X-Casus-Submission is required")
 	}
+	if !canonicalUUID(id) {
+		return &apiError{404, "not_found_error", "Soluția nu există."}
+	}
 	var text, caseID string
 	var level int
 	var claimed time.Time
@@ -176,7 +182,7 @@ func (c *call) grade(id string) error {
 	claimCtx, cancelClaim := context.WithTimeout(context.WithoutCancel(c.ctx), time.Minute)
 	defer cancelClaim()
 	err := c.s.d.Owner.QueryRow(claimCtx, `update case_submissions set status = 'grading', grading_started_at = clock_timestamp(), grading_holder = $5
-		where id::text = $1 and user_id::text = $2 and `+passedSQL+` and char_length(submission_text) <= $3
+		where id = $1::uuid and user_id::text = $2 and `+passedSQL+` and char_length(submission_text) <= $3
 		  and (status = 'submitted' or (status = 'grading' and (grading_started_at < now() - $4::interval or not `+heldSQL+`)))
 		returning submission_text, case_id::text, difficulty_rating, grading_started_at`,
 		id, c.uid, c.settings.MaxInput, staleClaim.String(), c.s.holder.key).Scan(&text, &caseID, &level, &claimed)
@@ -202,7 +208,7 @@ func (c *call) grade(id string) error {
 	release := func() {
 		if _, err := c.s.d.Owner.Exec(context.WithoutCancel(c.ctx), `update case_submissions set status = 'submitted', grading_started_at = null, grading_holder = null,
 			ai_failed_at = now()
-			where id::text = $1 and status = 'grading' and grading_started_at = $2`, id, claimed); err != nil {
+			where id = $1::uuid and status = 'grading' and grading_started_at = $2`, id, claimed); err != nil {
 			c.s.d.Log.Error("ai grade release", "err", err)
 		}
 	}
@@ -262,7 +268,7 @@ func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Tim
 	breakdown, _ := json.Marshal(g.criteria)
 	tag, err := c.s.d.Owner.Exec(c.ctx, `update case_submissions set score = $2, score_value = $3, feedback_text = $4, status = 'graded',
 		feedback_at = now(), score_breakdown = $5, grade_prompt_version = $6, grade_model = $7, grade_reference_used = $8, grading_started_at = null, grading_holder = null, ai_failed_at = null
-		where id::text = $1 and status = 'grading' and grading_started_at = $9 and submission_text = $10`,
+		where id = $1::uuid and status = 'grading' and grading_started_at = $9 and submission_text = $10`,
 		id, fmt.Sprintf("%d/100", g.total), g.total, feedback, breakdown, prompts.Version, c.model, ref != nil, claimed, text)
 	if err != nil {
 		return "", err
@@ -279,7 +285,7 @@ func (s *Server) loadReference(ctx context.Context, caseID string) (*prompts.Ref
 	var ref prompts.Reference
 	err := s.d.Owner.QueryRow(ctx, `select m.model_answer,
 		coalesce((select array_agg(step_description order by step_number) from case_analysis_steps where case_id = m.case_id), '{}')
-		from case_model_answers m where m.case_id::text = $1`, caseID).Scan(&ref.ModelAnswer, &ref.Steps)
+		from case_model_answers m where m.case_id = $1::uuid`, caseID).Scan(&ref.ModelAnswer, &ref.Steps)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}

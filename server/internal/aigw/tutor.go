@@ -152,9 +152,12 @@ var _ querier = (*pgxpool.Pool)(nil)
 // readCase reads a case with its cited articles and their texts from code_articles.
 func readCase(ctx context.Context, q querier, id string) (prompts.Case, error) {
 	var c prompts.Case
+	if !canonicalUUID(id) {
+		return c, &apiError{404, "not_found_error", "Cazul nu există."}
+	}
 	err := q.QueryRow(ctx, `select title, legal_problem, case_description, question,
 		coalesce((select array_agg(article_reference order by article_number) from case_articles where case_id = c.id), '{}')
-		from cases c where id::text = $1`, id).Scan(&c.Title, &c.LegalProblem, &c.Description, &c.Question, &c.Articles)
+		from cases c where id = $1::uuid`, id).Scan(&c.Title, &c.LegalProblem, &c.Description, &c.Question, &c.Articles)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return c, &apiError{404, "not_found_error", "Cazul nu există."}
 	}

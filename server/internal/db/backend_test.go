@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -104,5 +105,29 @@ func TestKeepBackendHeapStopsPerStatementPageFaults(t *testing.T) {
 		if n > control/4 {
 			t.Errorf("%s backend still faults %.1f pages per statement (plain: %.1f)", name, n, control)
 		}
+	}
+}
+
+// The API pool opens its idle connections at start, bounded by its size, so the first
+// burst of requests does not pay connection setup.
+func TestAPIPoolOpensMinConnsAtStart(t *testing.T) {
+	url := pgtest.New(t)
+	ctx := context.Background()
+	for _, tc := range []struct{ size, want int32 }{{2, 2}, {16, 4}} {
+		pools, err := db.OpenPools(ctx, url, []byte("0123456789abcdef0123456789abcdef"), db.PoolOptions{OwnerConns: tc.size})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pools.API.Config().MinConns; got != tc.want {
+			t.Errorf("pool of %d: MinConns %d, want %d", tc.size, got, tc.want)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for pools.API.Stat().IdleConns() < tc.want && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond) // polls the pool's own count, not a fixed wait
+		}
+		if got := pools.API.Stat().IdleConns(); got < tc.want {
+			t.Errorf("pool of %d: %d idle connections opened, want %d", tc.size, got, tc.want)
+		}
+		pools.Close()
 	}
 }

@@ -65,6 +65,9 @@ func AuthenticatorPassword(secret []byte, role string) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
+// apiMinConns is how many API connections stay open while idle.
+const apiMinConns = 4
+
 // PoolOptions name the login role, size the pools and bound the API's statements.
 type PoolOptions struct {
 	// Role is the API's login role (DB_AUTHENTICATOR); "" is LoginRole of the database.
@@ -112,6 +115,12 @@ func OpenPools(ctx context.Context, databaseURL string, secret []byte, opts Pool
 	apiCfg.ConnConfig.Password = pw
 	if opts.APIConns > 0 {
 		apiCfg.MaxConns = opts.APIConns
+	}
+	if apiCfg.MinConns == 0 {
+		// Connections open at start, not during a ramp of first requests: each new one
+		// pays the backend's start, KeepBackendHeap and the role statements' preparation.
+		// Bounded, so an idle server holds few backends (pool_min_conns in the URL wins).
+		apiCfg.MinConns = min(apiMinConns, apiCfg.MaxConns)
 	}
 	configureAPI(apiCfg, opts.StatementTimeout)
 	api, err := pgxpool.NewWithConfig(ctx, apiCfg)

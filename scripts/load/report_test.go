@@ -1,0 +1,27 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"casus/scripts/load/sim"
+)
+
+// AI calls have no latency target: a slow provider must not turn a run whose every
+// target is met into a failed one, while a slow non-AI request still does.
+func TestReportIgnoresAILatency(t *testing.T) {
+	at := time.Now()
+	run := func(restDur time.Duration) bool {
+		res := &sim.Result{Start: at, End: at.Add(time.Second), Events: []sim.Event{
+			{Kind: "AI grade", At: at, Dur: 2 * time.Second, Status: 200},
+			{Kind: "GET case", At: at, Dur: restDur, Status: 200},
+		}}
+		return report(res, nil, 0, 200*time.Millisecond, func() {})
+	}
+	if !run(5 * time.Millisecond) {
+		t.Error("a run with only a slow AI call was reported as missing a target")
+	}
+	if run(300 * time.Millisecond) {
+		t.Error("a slow non-AI request was not reported as missing the target")
+	}
+}
