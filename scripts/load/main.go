@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -158,6 +159,13 @@ func report(res *sim.Result, mem []rssSample, ramp, target time.Duration, cpu fu
 		}
 		fmt.Printf("%-32s %7d %6d %10s %10s   %s\n", k.Name, k.Count, k.Errors, ms(k.P50), ms(k.P99), check)
 	}
+	// Where a kind misses, when its slowest requests were sent: a cluster at the start of
+	// the ramp is a cold server, one spread over the run is steady-state queueing.
+	for _, k := range kinds {
+		if !k.AI && k.P99 >= target {
+			fmt.Printf("  %s slowest: %s\n", k.Name, slowest(res, k.Name, 5))
+		}
+	}
 	var summary []string
 	if len(slow) == 0 {
 		summary = append(summary, fmt.Sprintf("p99 under %s for every non-AI request: ok (slowest %s at %s)", ms(target), worst.Name, ms(worst.P99)))
@@ -255,4 +263,24 @@ func cpuReport(res *sim.Result, before, after cpuTimes, withDB bool) {
 	fmt.Printf("CPU per request (all %d, AI calls included): server %s, PostgreSQL %s, this generator %s\n", n, per(server), dbText, per(self))
 	fmt.Printf("CPU used: server %.0f%%, PostgreSQL %.0f%%, generator %.0f%% of one core on average (the machine has %d)\n",
 		100*server.Seconds()/elapsed.Seconds(), 100*db.Seconds()/elapsed.Seconds(), 100*self.Seconds()/elapsed.Seconds(), runtime.NumCPU())
+}
+
+// slowest lists the n slowest successful requests of a kind, each with its send time
+// relative to the start of the run.
+func slowest(res *sim.Result, kind string, n int) string {
+	var evs []sim.Event
+	for _, e := range res.Events {
+		if e.Kind == kind && e.Err == "" {
+			evs = append(evs, e)
+		}
+	}
+	sort.Slice(evs, func(i, j int) bool { return evs[i].Dur > evs[j].Dur })
+	if len(evs) > n {
+		evs = evs[:n]
+	}
+	parts := make([]string, len(evs))
+	for i, e := range evs {
+		parts[i] = fmt.Sprintf("%s at +%.1f s", ms(e.Dur), e.At.Sub(res.Start).Seconds())
+	}
+	return strings.Join(parts, ", ")
 }
