@@ -228,7 +228,7 @@ export type Database = {
       };
       appeal_queue: {
         Args: { [_ in never]: never  };
-        Returns: Record<string, unknown>[];
+        Returns: { id: string; submission_id: string; requested_at: string; case_id: string; case_code: string; case_title: string; student_username: string; submission_text: string; difficulty_rating: number; ai_probability: number; ai_decision: string; ai_justification: string; chars_typed: number; chars_pasted: number; paste_events: number; largest_paste: number; ms_to_submit: number; }[];
       };
       appeal_release: {
         Args: { p_appeal_id: string; };
@@ -272,7 +272,7 @@ export type Database = {
       };
       grile_exam_review: {
         Args: { p_exam_id: string; };
-        Returns: Record<string, unknown>[];
+        Returns: { question_position: number; question_id: string; code: string; category_id: string; subcategory: string; level: string; statement: string; options: string[]; chosen: string[]; is_correct: boolean; correct: string[]; explanations: string[]; citations: Json; }[];
       };
       grile_exam_start: {
         Args: { p_domain?: string; p_categories?: string[]; p_level?: string; p_count?: number; p_minutes?: number; };
@@ -280,11 +280,11 @@ export type Database = {
       };
       grile_practice_set: {
         Args: { p_domain?: string; p_categories?: string[]; p_level?: string; p_count?: number; p_now?: string; p_due_only?: boolean; };
-        Returns: Record<string, unknown>[];
+        Returns: { id: string; code: string; domain: string; category_id: string; subcategory: string; level: string; law_as_of: string; statement: string; options: string[]; card: Json; is_due: boolean; }[];
       };
       grile_progress: {
         Args: { [_ in never]: never  };
-        Returns: Record<string, unknown>[];
+        Returns: { domain: string; category_id: string; total: number; mastered: number; learning: number; new: number; }[];
       };
       is_admin: {
         Args: { [_ in never]: never  };
@@ -300,11 +300,11 @@ export type Database = {
       };
       leaderboard_around_me: {
         Args: { p_period?: string; p_scope?: string; };
-        Returns: Record<string, unknown>[];
+        Returns: { rank: number; username: string; university_code: string; points: number; is_self: boolean; }[];
       };
       leaderboard_top: {
         Args: { p_period?: string; p_scope?: string; p_limit?: number; };
-        Returns: Record<string, unknown>[];
+        Returns: { rank: number; username: string; university_code: string; points: number; is_self: boolean; }[];
       };
       mfa_enrolled: {
         Args: { [_ in never]: never  };
@@ -320,7 +320,7 @@ export type Database = {
       };
       my_generated_cases: {
         Args: { [_ in never]: never  };
-        Returns: Record<string, unknown>[];
+        Returns: { id: string; case_code: string; title: string; domain: string; created_at: string; verified: boolean; rejection_reason: string; reviewed_at: string; status: string; }[];
       };
       my_mfa_status: {
         Args: { [_ in never]: never  };
@@ -332,7 +332,7 @@ export type Database = {
       };
       review_queue: {
         Args: { [_ in never]: never  };
-        Returns: Record<string, unknown>[];
+        Returns: { id: string; case_code: string; title: string; domain: string; category: string; subcategory: string; level: string; week_number: number; created_at: string; author_id: string; author_username: string; author_name: string; }[];
       };
       review_reject_case: {
         Args: { p_case_id: string; p_reason: string; };
@@ -352,11 +352,11 @@ export type Database = {
       };
       search_cases: {
         Args: { search_query: string; max_results?: number; };
-        Returns: Record<string, unknown>[];
+        Returns: { id: string; case_code: string; title: string; level: string; verified: boolean; category: string; subcategory: string; domain: string; }[];
       };
       search_code_articles: {
         Args: { p_query: string; p_code?: string; p_limit?: number; };
-        Returns: Record<string, unknown>[];
+        Returns: { code: string; article_number: string; title: string; excerpt: string; rank: number; }[];
       };
       search_fold: {
         Args: { t: string; };

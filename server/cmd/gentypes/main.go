@@ -134,7 +134,14 @@ func generate(ctx context.Context, conn *pgx.Conn) (string, error) {
 	frows, err := conn.Query(ctx, `
 		select p.proname, coalesce(p.proargnames, '{}'), array(select format_type(t, null) from unnest(p.proargtypes::oid[]) t),
 		       p.pronargdefaults, format_type(p.prorettype, null), p.proretset, t.typtype = 'c' or p.prorettype = 'record'::regtype,
-		       coalesce(t.typrelid, 0)::oid::regclass::text
+		       coalesce(t.typrelid, 0)::oid::regclass::text,
+		       -- the row shape: RETURNS TABLE / OUT columns, else the composite type's attributes
+		       coalesce((select array_agg(a.n || ':' || format_type(a.t, null) order by a.i)
+		                 from unnest(p.proallargtypes, p.proargmodes, p.proargnames) with ordinality a(t, m, n, i)
+		                 where a.m in ('t', 'o', 'b')),
+		                (select array_agg(at.attname || ':' || format_type(at.atttypid, at.atttypmod) order by at.attnum)
+		                 from pg_attribute at where at.attrelid = t.typrelid and at.attnum > 0 and not at.attisdropped),
+		                '{}')
 		from pg_proc p join pg_namespace n on n.oid = p.pronamespace join pg_type t on t.oid = p.prorettype
 		where n.nspname = 'public' and p.prokind = 'f' and has_function_privilege('authenticated', p.oid, 'execute')
 		  and p.proname not like 'casus\_%' and p.prorettype <> 'trigger'::regtype
@@ -146,10 +153,10 @@ func generate(ctx context.Context, conn *pgx.Conn) (string, error) {
 	var fn strings.Builder
 	for frows.Next() {
 		var name, ret, relname string
-		var argNames, argTypes []string
+		var argNames, argTypes, outCols []string
 		var ndef int
 		var set, row bool
-		if err := frows.Scan(&name, &argNames, &argTypes, &ndef, &ret, &set, &row, &relname); err != nil {
+		if err := frows.Scan(&name, &argNames, &argTypes, &ndef, &ret, &set, &row, &relname, &outCols); err != nil {
 			return "", err
 		}
 		fmt.Fprintf(&fn, "      %s: {\n        Args: {", name)
@@ -170,8 +177,22 @@ func generate(ctx context.Context, conn *pgx.Conn) (string, error) {
 		retTS := tsType(ret)
 		if row {
 			retTS = "Record<string, unknown>"
-			if r, ok := tables[strings.TrimPrefix(relname, "public.")]; ok && r != nil {
-				retTS = "Database['public']['Tables']['" + strings.TrimPrefix(relname, "public.") + "']['Row']"
+			rel := strings.TrimPrefix(relname, "public.")
+			if r, ok := tables[rel]; ok && r != nil {
+				retTS = "Database['public']['Tables']['" + rel + "']['Row']"
+			} else if r, ok := views[rel]; ok && r != nil {
+				retTS = "Database['public']['Views']['" + rel + "']['Row']"
+			} else if len(outCols) > 0 {
+				// Like Supabase's generator: the declared columns, typed non-null (Postgres
+				// records no nullability for function results).
+				var rs strings.Builder
+				rs.WriteString("{")
+				for _, oc := range outCols {
+					n, t, _ := strings.Cut(oc, ":")
+					fmt.Fprintf(&rs, " %s: %s;", n, tsType(t))
+				}
+				rs.WriteString(" }")
+				retTS = rs.String()
 			}
 		}
 		if set {

@@ -27,12 +27,13 @@ export async function loadTree(): Promise<TreeData> {
   return { domains: d.data, categories: c.data as unknown as Category[], cases: cs.data };
 }
 
-export type SearchResult = Pick<Case, 'id' | 'case_code' | 'title' | 'level' | 'verified' | 'category' | 'subcategory' | 'domain'>;
+// One row of the search_cases RPC, as the generated types declare it.
+export type SearchResult = Database['public']['Functions']['search_cases']['Returns'][number];
 
 export async function searchCases(q: string): Promise<SearchResult[]> {
   const { data, error } = await supabase().rpc('search_cases', { search_query: q.trim(), max_results: 10 });
   if (error) throw error;
-  return data as unknown as SearchResult[];
+  return data;
 }
 
 const months = ['ianuarie', 'februarie', 'martie', 'aprilie', 'mai', 'iunie', 'iulie', 'august', 'septembrie', 'octombrie', 'noiembrie', 'decembrie'];

@@ -1,6 +1,7 @@
 import { supabase } from '../../../lib/supabase';
 import { watchTables } from '../../../lib/realtime';
 import type { Database } from '../../../types/database';
+import type { Known } from '../../../types/rows';
 import type { Attempt } from '../utils/attempts';
 import type { GradedWork } from '../components/CriteriaOverview';
 
@@ -14,7 +15,7 @@ export type Conv = Pick<Tables['chat_conversations']['Row'], 'id' | 'case_id' | 
   cases: Pick<Tables['cases']['Row'], 'case_code' | 'title'> | null;
 };
 // case_progress is a view: its generated columns are all nullable; these are never null.
-export type Progress = { case_id: string; case_code: string; case_title: string; status: string; completed_at: string | null };
+export type Progress = Known<Database['public']['Views']['case_progress']['Row'], 'case_id' | 'case_code' | 'case_title' | 'status' | 'completed_at', 'case_id' | 'case_code' | 'case_title' | 'status'>;
 export type GeneratedCase = Pick<Tables['cases']['Row'], 'id' | 'case_code' | 'title' | 'created_at' | 'rejection_reason'> & { status: string };
 
 export async function fetchSubmissions(userId: string): Promise<Attempt[]> {

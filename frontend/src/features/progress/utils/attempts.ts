@@ -1,19 +1,12 @@
 // My Progress: attempts grouped by case (issue 15 §4). Pure, unit-tested.
 
-export type Attempt = {
-  id: string;
-  case_id: string;
-  case_code: string;
-  case_title: string;
-  score: string | null;
-  score_value: number | null;
-  feedback_text: string | null;
-  submitted_at: string;
-  difficulty_rating: number;
-  status: string;
-  // What became of it (submissions_with_details.state): graded, grading, blocked, failed, pending.
-  state: string;
-};
+import type { Views } from '../../../types/database';
+import type { Known } from '../../../types/rows';
+
+// One row of submissions_with_details; state is what became of it: graded, grading,
+// blocked, failed, pending. The view guarantees all but the grade columns.
+type Always = 'id' | 'case_id' | 'case_code' | 'case_title' | 'submitted_at' | 'difficulty_rating' | 'status' | 'state';
+export type Attempt = Known<Views<'submissions_with_details'>, Always | 'score' | 'score_value' | 'feedback_text', Always>;
 
 // The label of an attempt that has no grade: a submission the AI check blocked, or whose
 // check or grading failed upstream, is named as such instead of "În curs" forever.

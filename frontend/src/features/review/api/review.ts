@@ -1,27 +1,16 @@
 import { supabase } from '../../../lib/supabase';
-import type { Json } from '../../../types/database';
+import type { Database, Json } from '../../../types/database';
 import { loadCase } from '../../../lib/cases';
 import { articleNumbers, codeOfReference, difficultyOf, newItem, toPayload, type Draft, type GenDomain } from '../../../lib/caseDraft';
 
-export type QueueRow = {
-  id: string;
-  case_code: string;
-  title: string;
-  domain: string;
-  category: string | null;
-  subcategory: string | null;
-  level: string;
-  week_number: number;
-  created_at: string;
-  author_username: string | null;
-  author_name: string | null;
-};
+// One row of the review_queue RPC, as the generated types declare it.
+export type QueueRow = Database['public']['Functions']['review_queue']['Returns'][number];
 
 // The unverified, unrejected cases, newest first (moderators and admins only: the RPC refuses others).
 export async function loadQueue(): Promise<QueueRow[]> {
   const { data, error } = await supabase().rpc('review_queue');
   if (error) throw error;
-  return (data ?? []) as QueueRow[];
+  return data ?? [];
 }
 
 // The case's model answer (the grader's hidden reference), through grade-server's
