@@ -245,17 +245,5 @@ func TestGoldenStatements(t *testing.T) {
 		a, _ := json.Marshal(args)
 		out.WriteString(sql + "\n-- args " + string(a) + "\n\n")
 	}
-	golden := filepath.Join("testdata", "statements.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(out.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(want) != out.String() {
-		t.Errorf("generated SQL differs from %s (run with -update and review the diff):\n%s", golden, out.String())
-	}
+	matchGolden(t, "statements.golden", out.String())
 }

@@ -157,9 +157,15 @@ func TestGoldenSQL(t *testing.T) {
 		}
 		out.WriteString("-- error " + e.Code + ": " + e.Message + "\n\n")
 	}
-	golden := filepath.Join("testdata", "read.golden")
+	matchGolden(t, "read.golden", out.String())
+}
+
+// matchGolden compares generated SQL with testdata/name, or rewrites that file with -update.
+func matchGolden(t *testing.T, name, got string) {
+	t.Helper()
+	golden := filepath.Join("testdata", name)
 	if *update {
-		if err := os.WriteFile(golden, []byte(out.String()), 0o644); err != nil {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -167,7 +173,7 @@ func TestGoldenSQL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(want) != out.String() {
-		t.Errorf("generated SQL differs from %s (run with -update and review the diff):\n%s", golden, out.String())
+	if string(want) != got {
+		t.Errorf("generated SQL differs from %s (run with -update and review the diff):\n%s", golden, got)
 	}
 }
