@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"casus/scripts/internal/proccpu"
 )
 
 // cpuTimes is the CPU time (user + system) spent by the server, by the PostgreSQL
@@ -22,7 +20,7 @@ type cpuTimes struct {
 }
 
 func sampleCPU(ctx context.Context, serverPID int, database string) cpuTimes {
-	t := cpuTimes{server: procCPU(serverPID), self: selfCPU(), backends: map[int]time.Duration{}}
+	t := cpuTimes{server: proccpu.Of(serverPID), self: selfCPU(), backends: map[int]time.Duration{}}
 	if database == "" {
 		return t
 	}
@@ -37,7 +35,7 @@ func sampleCPU(ctx context.Context, serverPID int, database string) cpuTimes {
 		return t
 	}
 	for _, pid := range pids {
-		t.backends[int(pid)] = procCPU(int(pid))
+		t.backends[int(pid)] = proccpu.Of(int(pid))
 	}
 	return t
 }
@@ -49,29 +47,6 @@ func (t cpuTimes) since(before cpuTimes) (server, db, self time.Duration) {
 	}
 	return t.server - before.server, db, t.self - before.self
 }
-
-// procCPU reads utime + stime of a process from /proc (0 when it cannot).
-func procCPU(pid int) time.Duration {
-	if pid <= 0 {
-		return 0
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// The command name (field 2) may hold spaces: count fields after its closing parenthesis.
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	k, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(u+k) * time.Second / clockTicks
-}
-
-// clockTicks is USER_HZ, 100 on Linux on every architecture Go supports here.
-const clockTicks = 100
 
 func selfCPU() time.Duration {
 	var ru syscall.Rusage
