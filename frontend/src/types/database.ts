@@ -227,7 +227,7 @@ export type Database = {
         Returns: Database['public']['Tables']['submission_appeals']['Row'];
       };
       appeal_queue: {
-        Args: { [_ in never]: never  };
+        Args: { [_ in never]: never };
         Returns: { id: string; submission_id: string; requested_at: string; case_id: string; case_code: string; case_title: string; student_username: string; submission_text: string; difficulty_rating: number; ai_probability: number; ai_decision: string; ai_justification: string; chars_typed: number; chars_pasted: number; paste_events: number; largest_paste: number; ms_to_submit: number; }[];
       };
       appeal_release: {
@@ -251,7 +251,7 @@ export type Database = {
         Returns: Database['public']['Tables']['user_profiles']['Row'];
       };
       current_app_role: {
-        Args: { [_ in never]: never  };
+        Args: { [_ in never]: never };
         Returns: string;
       };
       get_code_article: {
@@ -283,15 +283,15 @@ export type Database = {
         Returns: { id: string; code: string; domain: string; category_id: string; subcategory: string; level: string; law_as_of: string; statement: string; options: string[]; card: Json; is_due: boolean; }[];
       };
       grile_progress: {
-        Args: { [_ in never]: never  };
+        Args: { [_ in never]: never };
         Returns: { domain: string; category_id: string; total: number; mastered: number; learning: number; new: number; }[];
       };
       is_admin: {
-        Args: { [_ in never]: never  };
+        Args: { [_ in never]: never };
         Returns: boolean;
       };
       is_moderator: {
-        Args: { [_ in never]: never  };
+        Args: { [_ in never]: never };
         Returns: boolean;
       };
       is_username_available: {
@@ -307,23 +307,23 @@ export type Database = {
         Returns: { rank: number; username: string; university_code: string; points: number; is_self: boolean; }[];
       };
       mfa_enrolled: {
-        Args: { [_ in never]: never  };
+        Args: { [_ in never]: never };
         Returns: boolean;
       };
       mfa_required: {
-        Args: { [_ in never]: never  };
+        Args: { [_ in never]: never };
         Returns: boolean;
       };
       mfa_satisfied: {
-        Args: { [_ in never]: never  };
+        Args: { [_ in never]: never };
         Returns: boolean;
       };
       my_generated_cases: {
-        Args: { [_ in never]: never  };
+        Args: { [_ in never]: never };
         Returns: { id: string; case_code: string; title: string; domain: string; created_at: string; verified: boolean; rejection_reason: string; reviewed_at: string; status: string; }[];
       };
       my_mfa_status: {
-        Args: { [_ in never]: never  };
+        Args: { [_ in never]: never };
         Returns: Json;
       };
       request_human_review: {
@@ -331,7 +331,7 @@ export type Database = {
         Returns: Database['public']['Tables']['submission_appeals']['Row'];
       };
       review_queue: {
-        Args: { [_ in never]: never  };
+        Args: { [_ in never]: never };
         Returns: { id: string; case_code: string; title: string; domain: string; category: string; subcategory: string; level: string; week_number: number; created_at: string; author_id: string; author_username: string; author_name: string; }[];
       };
       review_reject_case: {

@@ -84,9 +84,16 @@ type col struct {
 	nullable, optional bool
 }
 
-func tsType(t string) string {
+// typeMapper turns PostgreSQL type names into TypeScript; the schema's own enums become
+// references to Database['public']['Enums'], as Supabase's generator writes them.
+type typeMapper struct{ enums map[string]bool }
+
+func (m typeMapper) tsType(t string) string {
 	if strings.HasSuffix(t, "[]") {
-		return tsType(strings.TrimSuffix(t, "[]")) + "[]"
+		return m.tsType(strings.TrimSuffix(t, "[]")) + "[]"
+	}
+	if name := strings.TrimPrefix(t, "public."); m.enums[name] {
+		return "Database['public']['Enums']['" + name + "']"
 	}
 	switch {
 	case t == "boolean":
@@ -102,6 +109,18 @@ func tsType(t string) string {
 }
 
 func generate(ctx context.Context, conn *pgx.Conn) (string, error) {
+	enums, err := enumTypes(ctx, conn)
+	if err != nil {
+		return "", err
+	}
+	m := typeMapper{enums: map[string]bool{}}
+	for _, e := range enums {
+		m.enums[e.name] = true
+	}
+	composites, err := compositeTypes(ctx, conn, m)
+	if err != nil {
+		return "", err
+	}
 	rows, err := conn.Query(ctx, `
 		select c.relname, c.relkind, a.attname, format_type(a.atttypid, a.atttypmod), not a.attnotnull,
 		       a.atthasdef or a.attidentity <> '' or a.attgenerated <> '' or not a.attnotnull
@@ -119,7 +138,7 @@ func generate(ctx context.Context, conn *pgx.Conn) (string, error) {
 		if err := rows.Scan(&rel, &kind, &name, &typ, &nullable, &optional); err != nil {
 			return "", err
 		}
-		c := col{name, tsType(typ), nullable, optional}
+		c := col{name, m.tsType(typ), nullable, optional}
 		if kind == "v" {
 			views[rel] = append(views[rel], c)
 		} else {
@@ -161,7 +180,7 @@ func generate(ctx context.Context, conn *pgx.Conn) (string, error) {
 		}
 		fmt.Fprintf(&fn, "      %s: {\n        Args: {", name)
 		if len(argTypes) == 0 {
-			fn.WriteString(" [_ in never]: never ")
+			fn.WriteString(" [_ in never]: never")
 		}
 		for i, t := range argTypes {
 			an := fmt.Sprintf("arg%d", i)
@@ -172,9 +191,9 @@ func generate(ctx context.Context, conn *pgx.Conn) (string, error) {
 			if i >= len(argTypes)-ndef {
 				opt = "?"
 			}
-			fmt.Fprintf(&fn, " %s%s: %s;", an, opt, tsType(t))
+			fmt.Fprintf(&fn, " %s%s: %s;", an, opt, m.tsType(t))
 		}
-		retTS := tsType(ret)
+		retTS := m.tsType(ret)
 		if row {
 			retTS = "Record<string, unknown>"
 			rel := strings.TrimPrefix(relname, "public.")
@@ -189,7 +208,7 @@ func generate(ctx context.Context, conn *pgx.Conn) (string, error) {
 				rs.WriteString("{")
 				for _, oc := range outCols {
 					n, t, _ := strings.Cut(oc, ":")
-					fmt.Fprintf(&rs, " %s: %s;", n, tsType(t))
+					fmt.Fprintf(&rs, " %s: %s;", n, m.tsType(t))
 				}
 				rs.WriteString(" }")
 				retTS = rs.String()
@@ -217,7 +236,27 @@ func generate(ctx context.Context, conn *pgx.Conn) (string, error) {
 	}
 	b.WriteString("    };\n    Functions: {\n")
 	b.WriteString(fn.String())
-	b.WriteString("    };\n    Enums: { [_ in never]: never };\n    CompositeTypes: { [_ in never]: never };\n  };\n};\n\n")
+	b.WriteString("    };\n    Enums: {")
+	if len(enums) == 0 {
+		b.WriteString(" [_ in never]: never };\n")
+	} else {
+		b.WriteString("\n")
+		for _, e := range enums {
+			fmt.Fprintf(&b, "      %s: %s;\n", e.name, e.union())
+		}
+		b.WriteString("    };\n")
+	}
+	b.WriteString("    CompositeTypes: {")
+	if len(composites) == 0 {
+		b.WriteString(" [_ in never]: never };\n")
+	} else {
+		b.WriteString("\n")
+		for _, name := range sortedKeys(composites) {
+			fmt.Fprintf(&b, "      %s: {%s };\n", name, fields(composites[name], "row"))
+		}
+		b.WriteString("    };\n")
+	}
+	b.WriteString("  };\n};\n\n")
 	b.WriteString("export type Tables<T extends keyof Database['public']['Tables']> = Database['public']['Tables'][T]['Row'];\n")
 	b.WriteString("export type Views<T extends keyof Database['public']['Views']> = Database['public']['Views'][T]['Row'];\n")
 	return b.String(), nil
@@ -289,4 +328,64 @@ func sortedKeys(m map[string][]col) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+type enumType struct {
+	name   string
+	labels []string
+}
+
+// union is the enum as a TypeScript union of its labels, in their declared order.
+func (e enumType) union() string {
+	quoted := make([]string, len(e.labels))
+	for i, l := range e.labels {
+		quoted[i] = fmt.Sprintf("%q", l)
+	}
+	return strings.Join(quoted, " | ")
+}
+
+// enumTypes lists the exposed schema's enums by name.
+func enumTypes(ctx context.Context, conn *pgx.Conn) ([]enumType, error) {
+	rows, err := conn.Query(ctx, `
+		select t.typname, array_agg(e.enumlabel order by e.enumsortorder)
+		from pg_type t join pg_namespace n on n.oid = t.typnamespace join pg_enum e on e.enumtypid = t.oid
+		where n.nspname = 'public'
+		group by t.typname order by t.typname`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []enumType
+	for rows.Next() {
+		var e enumType
+		if err := rows.Scan(&e.name, &e.labels); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// compositeTypes returns the exposed schema's standalone composite types (CREATE TYPE … AS),
+// their attributes nullable as PostgreSQL records no constraint on them.
+func compositeTypes(ctx context.Context, conn *pgx.Conn, m typeMapper) (map[string][]col, error) {
+	rows, err := conn.Query(ctx, `
+		select c.relname, a.attname, format_type(a.atttypid, a.atttypmod)
+		from pg_class c join pg_namespace n on n.oid = c.relnamespace
+		join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+		where n.nspname = 'public' and c.relkind = 'c'
+		order by c.relname, a.attnum`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string][]col{}
+	for rows.Next() {
+		var rel, name, typ string
+		if err := rows.Scan(&rel, &name, &typ); err != nil {
+			return nil, err
+		}
+		out[rel] = append(out[rel], col{name: name, typ: m.tsType(typ), nullable: true})
+	}
+	return out, rows.Err()
 }
