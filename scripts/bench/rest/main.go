@@ -43,40 +43,48 @@ var (
 
 func main() {
 	flag.Parse()
+	// run returns instead of exiting so that its deferred teardown (servers, the baseline's
+	// worktree, the database) runs on failure too.
+	if err := run(); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run() error {
 	var clients []int
 	for _, c := range strings.Split(*clientsFlag, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(c))
 		if err != nil || n <= 0 {
-			log.Fatalf("-clients: %q", c)
+			return fmt.Errorf("-clients: %q", c)
 		}
 		clients = append(clients, n)
 	}
 	ctx := context.Background()
 	dbURL, drop, err := benchutil.TempDatabase(ctx, "casus_bench_rest")
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	defer drop()
 	srv, err := benchutil.StartServer(ctx, dbURL, append([]string{"RATE_LIMIT_ENABLED=false", fmt.Sprintf("DB_POOL=%d", *pool)}, strings.Fields(os.Getenv("BENCH_SERVER_ENV"))...)...)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	defer srv.Stop()
 	var base *benchutil.Server
 	if *baseRev != "" {
 		bin, cleanup, err := benchutil.BuildRevision(ctx, *baseRev)
 		if err != nil {
-			log.Fatal(err)
+			return err
 		}
 		defer cleanup()
 		if base, err = benchutil.StartServerBinary(ctx, bin, dbURL, append([]string{"RATE_LIMIT_ENABLED=false", fmt.Sprintf("DB_POOL=%d", *pool)}, strings.Fields(os.Getenv("BENCH_SERVER_ENV"))...)...); err != nil {
-			log.Fatal(err)
+			return err
 		}
 		defer base.Stop()
 	}
 	owner, err := pgxpool.New(ctx, dbURL)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	defer owner.Close()
 	t0 := time.Now()
@@ -90,7 +98,7 @@ func main() {
 		insert into public.case_analysis_steps (case_id, step_number, step_description) select id, n, 'Pasul ' || n from public.cases, generate_series(1, 4) n;
 		insert into public.case_hints (case_id, hint_number, hint_text) select id, n, 'Indiciul ' || n from public.cases, generate_series(1, 2) n;
 		analyze;`); err != nil {
-		log.Fatal(err)
+		return err
 	}
 	var caseID string
 	_ = owner.QueryRow(ctx, "select id from public.cases where case_code = 'CIV9B5000'").Scan(&caseID)
@@ -104,7 +112,7 @@ func main() {
 	cfg.AfterConnect = benchutil.KeepBackendHeap
 	api, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	defer api.Close()
 
@@ -205,7 +213,7 @@ func main() {
 				if base != nil {
 					for w := range baseConns {
 						if baseConns[w], err = benchutil.DialRaw(base.URL, sh.method, sh.path, extra); err != nil {
-							log.Fatal(err)
+							return err
 						}
 					}
 				}
@@ -220,7 +228,7 @@ func main() {
 				rawRate, rawLat, rawErr, rawDB, baseServer = rawRate+r/float64(*rounds), append(rawLat, l...), rawErr+e, rawDB+db, baseServer+bs
 				for w := range conns {
 					if conns[w], err = benchutil.DialRaw(srv.URL, sh.method, sh.path, extra); err != nil {
-						log.Fatal(err)
+						return err
 					}
 				}
 				c2 := meter.sample(ctx)
@@ -249,7 +257,8 @@ func main() {
 	}
 	if base != nil {
 		fmt.Println("\nguard: REST/base ≥ 0.95 (no regression over 5 % against " + *baseRev + ")")
-		return
+		return nil
 	}
 	fmt.Println("\ntargets: REST/raw ≥ 0.6 for reads; REST p99 < 20 ms at 32 clients")
+	return nil
 }
