@@ -370,3 +370,58 @@ func TestSearchCasesMatchesBruteForce(t *testing.T) {
 		}
 	}
 }
+
+// A visitor's confirmed account makes its profile from two places at once (the app's
+// initial session read and its sign-in event both find no profile): the second call,
+// overlapping the first's uncommitted insert, returns the same profile instead of
+// failing on the unique index and leaving the app on "Completează-ți profilul".
+func TestCreateUserProfileTwiceAtOnce(t *testing.T) {
+	f := newFixture(t)
+	id := f.authUser("dublu@example.ro", 0)
+	self := who{name: "self", role: "authenticated", id: id}
+	call := func(tx pgx.Tx) error {
+		_, err := tx.Exec(f.ctx, `select public.create_user_profile($1, 'dublu@example.ro', 'Ion Pop', 'ion_dublu', 'UB')`, id)
+		return err
+	}
+	inserted, release, first := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		first <- f.as(self, func(tx pgx.Tx) error {
+			if err := call(tx); err != nil {
+				close(inserted)
+				return err
+			}
+			close(inserted)
+			<-release
+			return nil
+		})
+	}()
+	<-inserted
+	second := make(chan error, 1)
+	go func() { second <- f.as(self, call) }()
+	// The second call waits on a lock held by the first's open transaction.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var waiting int
+		if err := f.pool.QueryRow(f.ctx, `select count(*)::int from pg_stat_activity
+			where wait_event_type = 'Lock' and query like '%create_user_profile%'`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the second call never waited for the first")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatalf("first call: %v", err)
+	}
+	if err := <-second; err != nil {
+		t.Fatalf("second call at the same time: %v", err)
+	}
+	if n := f.ownerInt(`select count(*)::int from public.user_profiles where id = $1`, id); n != 1 {
+		t.Fatalf("%d profiles", n)
+	}
+}

@@ -89,10 +89,9 @@ async function profileOfConvertedUser(user: User): Promise<Profile | null> {
     p_university_category: d.university_category ?? undefined,
     p_university_name: d.university_name ?? undefined,
   });
-  if (error) {
-    console.error('profile of a converted visitor not created', error);
-    return null;
-  }
+  // Whether or not this call made it, the profile read back is the one to show: a
+  // concurrent call (session read and sign-in event at once) may have made it first.
+  if (error) console.error('profile of a converted visitor not created', error);
   return fetchProfile(user.id);
 }
 
