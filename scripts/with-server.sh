@@ -69,12 +69,16 @@ if [ -n "${WITH_SERVER_SCHEMAS:-}" ]; then
   done
 fi
 
-# A free loopback port: nothing answers on it (random, so parallel runs rarely collide).
+# A free loopback port, below the kernel's ephemeral range: a port inside it can be taken
+# between this check and the server's bind by any outgoing connection (the server's own to
+# PostgreSQL, say), which fails the bind with "address already in use".
+read -r eph_low _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || eph_low=32768
+[ "$eph_low" -gt 12000 ] || eph_low=32768
 taken=" "
 port() {
   local p
   while :; do
-    p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+    p=$((10000 + (RANDOM * 32768 + RANDOM) % (eph_low - 10000)))
     case "$taken" in *" $p "*) continue ;; esac
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
       taken="$taken$p "
@@ -99,6 +103,17 @@ wait_http() {
   return 1
 }
 
+# wait_tcp PORT PID: until something accepts on PORT, or fail if PID died.
+wait_tcp() {
+  local p=$1 pid=$2
+  for _ in $(seq 1 1200); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then return 0; fi
+    kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
 ./bin/smtp-sink -smtp "127.0.0.1:$smtp_port" -http "127.0.0.1:$sink_port" >"$state/sink.log" 2>&1 &
 pids+=($!)
 wait_http "http://127.0.0.1:$sink_port/messages" "${pids[-1]}" || { cat "$state/sink.log" >&2; exit 1; }
@@ -106,8 +121,7 @@ wait_http "http://127.0.0.1:$sink_port/messages" "${pids[-1]}" || { cat "$state/
 ai_env=()
 ./bin/casus fake-ai --addr "127.0.0.1:$ai_port" >"$state/fake-ai.log" 2>&1 &
 ai_pid=$!
-sleep 0.3
-if kill -0 "$ai_pid" 2>/dev/null; then
+if wait_tcp "$ai_port" "$ai_pid"; then
   pids+=("$ai_pid")
   export FAKE_AI_URL="http://127.0.0.1:$ai_port"
   ai_env=(AI_PROVIDER=anthropic ANTHROPIC_API_KEY=fake-key "ANTHROPIC_BASE_URL=$FAKE_AI_URL" AI_MODEL=claude-test)
