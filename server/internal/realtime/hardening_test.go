@@ -51,9 +51,11 @@ func TestUnknownTableJoinsCostNoQuery(t *testing.T) {
 			t.Fatalf("unknown table joined: %v", r)
 		}
 	}
-	// A few acquisitions may come from the instance heartbeat; one per join may not.
+	// Background work shares the pool (the instance heartbeat, a schema reload that other
+	// tests' migrations trigger): a few acquisitions may come from it on a busy machine
+	// (seven were seen in CI), one per join (200) may not.
 	n := srv.Deps.Owner.Stat().AcquireCount() - before
-	if n > 5 {
+	if n > 20 {
 		t.Fatalf("200 unknown-table joins took %d owner-pool connections", n)
 	}
 	t.Logf("200 unknown-table joins took %d owner-pool connections", n)
