@@ -35,7 +35,7 @@ func TestHashingRunsAtRaisedThreadPriority(t *testing.T) {
 	before := threadNice(t, caller)
 	// Whether this process may raise a thread's priority: try on this thread, then undo.
 	if syscall.Setpriority(syscall.PRIO_PROCESS, caller, before-1) != nil {
-		t.Skip("this process may not raise a thread's priority (no CAP_SYS_NICE)")
+		t.Skip("this process may not raise a thread's priority (neither CAP_SYS_NICE nor an RLIMIT_NICE allowing it)")
 	}
 	if err := syscall.Setpriority(syscall.PRIO_PROCESS, caller, before); err != nil {
 		t.Fatal(err)
