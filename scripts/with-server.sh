@@ -103,17 +103,6 @@ wait_http() {
   return 1
 }
 
-# wait_tcp PORT PID: until something accepts on PORT, or fail if PID died.
-wait_tcp() {
-  local p=$1 pid=$2
-  for _ in $(seq 1 1200); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then return 0; fi
-    kill -0 "$pid" 2>/dev/null || return 1
-    sleep 0.1
-  done
-  return 1
-}
-
 ./bin/smtp-sink -smtp "127.0.0.1:$smtp_port" -http "127.0.0.1:$sink_port" >"$state/sink.log" 2>&1 &
 pids+=($!)
 wait_http "http://127.0.0.1:$sink_port/messages" "${pids[-1]}" || { cat "$state/sink.log" >&2; exit 1; }
@@ -121,7 +110,7 @@ wait_http "http://127.0.0.1:$sink_port/messages" "${pids[-1]}" || { cat "$state/
 ai_env=()
 ./bin/casus fake-ai --addr "127.0.0.1:$ai_port" >"$state/fake-ai.log" 2>&1 &
 ai_pid=$!
-if wait_tcp "$ai_port" "$ai_pid"; then
+if wait_http "http://127.0.0.1:$ai_port/_requests" "$ai_pid"; then
   pids+=("$ai_pid")
   export FAKE_AI_URL="http://127.0.0.1:$ai_port"
   ai_env=(AI_PROVIDER=anthropic ANTHROPIC_API_KEY=fake-key "ANTHROPIC_BASE_URL=$FAKE_AI_URL" AI_MODEL=claude-test)
