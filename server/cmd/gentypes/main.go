@@ -236,26 +236,17 @@ func generate(ctx context.Context, conn *pgx.Conn) (string, error) {
 	}
 	b.WriteString("    };\n    Functions: {\n")
 	b.WriteString(fn.String())
-	b.WriteString("    };\n    Enums: {")
-	if len(enums) == 0 {
-		b.WriteString(" [_ in never]: never };\n")
-	} else {
-		b.WriteString("\n")
-		for _, e := range enums {
-			fmt.Fprintf(&b, "      %s: %s;\n", e.name, e.union())
-		}
-		b.WriteString("    };\n")
+	b.WriteString("    };\n")
+	enumEntries := make([]string, len(enums))
+	for i, e := range enums {
+		enumEntries[i] = e.name + ": " + strings.Join(quoted(e.labels), " | ")
 	}
-	b.WriteString("    CompositeTypes: {")
-	if len(composites) == 0 {
-		b.WriteString(" [_ in never]: never };\n")
-	} else {
-		b.WriteString("\n")
-		for _, name := range sortedKeys(composites) {
-			fmt.Fprintf(&b, "      %s: {%s };\n", name, fields(composites[name], "row"))
-		}
-		b.WriteString("    };\n")
+	writeSection(&b, "Enums", enumEntries)
+	var compositeEntries []string
+	for _, name := range sortedKeys(composites) {
+		compositeEntries = append(compositeEntries, name+": {"+fields(composites[name], "row")+" }")
 	}
+	writeSection(&b, "CompositeTypes", compositeEntries)
 	b.WriteString("  };\n};\n\n")
 	b.WriteString("export type Tables<T extends keyof Database['public']['Tables']> = Database['public']['Tables'][T]['Row'];\n")
 	b.WriteString("export type Views<T extends keyof Database['public']['Views']> = Database['public']['Views'][T]['Row'];\n")
@@ -297,12 +288,29 @@ func relationships(ctx context.Context, conn *pgx.Conn) (map[string]string, erro
 	return out, rows.Err()
 }
 
-func quoteList(l []string) string {
+func quoteList(l []string) string { return strings.Join(quoted(l), ", ") }
+
+// quoted is each string as a TypeScript string literal.
+func quoted(l []string) []string {
 	q := make([]string, len(l))
 	for i, s := range l {
 		q[i] = fmt.Sprintf("%q", s)
 	}
-	return strings.Join(q, ", ")
+	return q
+}
+
+// writeSection writes one of the schema's type sections, entry per line, or the
+// never-record Supabase's generator writes for an empty one.
+func writeSection(b *strings.Builder, name string, entries []string) {
+	if len(entries) == 0 {
+		fmt.Fprintf(b, "    %s: { [_ in never]: never };\n", name)
+		return
+	}
+	fmt.Fprintf(b, "    %s: {\n", name)
+	for _, e := range entries {
+		fmt.Fprintf(b, "      %s;\n", e)
+	}
+	b.WriteString("    };\n")
 }
 
 func fields(cols []col, mode string) string {
@@ -333,15 +341,6 @@ func sortedKeys(m map[string][]col) []string {
 type enumType struct {
 	name   string
 	labels []string
-}
-
-// union is the enum as a TypeScript union of its labels, in their declared order.
-func (e enumType) union() string {
-	quoted := make([]string, len(e.labels))
-	for i, l := range e.labels {
-		quoted[i] = fmt.Sprintf("%q", l)
-	}
-	return strings.Join(quoted, " | ")
 }
 
 // enumTypes lists the exposed schema's enums by name.
