@@ -17,12 +17,11 @@ import (
 // extra sign-ins wait for a slot in line while other requests keep a processor. The cost
 // stays 10.
 //
-// Each slot computes on a thread of its own (hashThreads) that the kernel schedules ahead
+// Each slot computes on a thread of its own (hashThread) that the kernel schedules ahead
 // of the rest of the machine where it may.
 type hashSlots struct {
 	slots   chan struct{}
-	work    chan func()
-	start   sync.Once
+	work    chan func()  // to the hashing threads, one per slot
 	waiting atomic.Int64 // requests waiting for a slot (tests watch it)
 }
 
@@ -32,7 +31,11 @@ type hashSlots struct {
 // on two cores than with two (or unbounded).
 var processHashing = sync.OnceValue(func() *hashSlots {
 	n := max(1, runtime.GOMAXPROCS(0)-1)
-	return &hashSlots{slots: make(chan struct{}, n), work: make(chan func(), n)}
+	h := &hashSlots{slots: make(chan struct{}, n), work: make(chan func(), n)}
+	for range n {
+		go hashThread(h.work)
+	}
+	return h
 })
 
 // do runs f in a slot, or gives up with ctx's error when ctx ends while waiting.
@@ -50,11 +53,6 @@ func (h *hashSlots) do(ctx context.Context, f func()) error {
 		}
 	}
 	defer func() { <-h.slots }()
-	h.start.Do(func() {
-		for range cap(h.slots) {
-			go hashThread(h.work)
-		}
-	})
 	done := make(chan struct{})
 	h.work <- func() { f(); close(done) } // one thread per slot: never queued
 	<-done
