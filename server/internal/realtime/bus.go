@@ -164,12 +164,14 @@ func (b *bus) notify(batch []envelope) {
 func (b *bus) listen() {
 	defer b.s.wg.Done()
 	first := true
+	listening := b.s.listeningOnce()
 	for b.s.ctx.Err() == nil {
 		conn, err := pgx.Connect(b.s.ctx, b.s.d.DatabaseURL)
 		if err == nil {
 			_, err = conn.Exec(b.s.ctx, "listen "+busChannel)
 		}
 		if err == nil {
+			listening()
 			if first {
 				// Ask the others for their presences so our replica starts complete.
 				b.send(envelope{Kind: "s"})

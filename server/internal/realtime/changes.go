@@ -383,12 +383,14 @@ func (f *changeFeed) listen() {
 		defer f.s.wg.Done()
 		drainBatches(f.s.ctx, ids, f.process)
 	}()
+	listening := f.s.listeningOnce()
 	for f.s.ctx.Err() == nil {
 		conn, err := pgx.Connect(f.s.ctx, f.s.d.DatabaseURL)
 		if err == nil {
 			_, err = conn.Exec(f.s.ctx, "listen "+changesChannel+"; listen pgrst")
 		}
 		if err == nil {
+			listening()
 			// A publication change committed before LISTEN took effect (at start, or while
 			// reconnecting) notified nobody: read the tables again now that we listen.
 			if rerr := f.reload(f.s.ctx); rerr != nil && f.s.ctx.Err() == nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -406,9 +408,14 @@ func TestTokenExpiryAndRefresh(t *testing.T) {
 
 // Two instances on one database behave as one service: broadcasts, presence and
 // changes reach clients on the other instance.
+//
+// The second instance reaches PostgreSQL through a proxy that holds every new connection
+// back, as a busy machine does: a broadcast sent right after it starts must still arrive,
+// so it may serve only once its LISTEN connections listen.
 func TestTwoInstancesShareEvents(t *testing.T) {
 	one := startServer(t)
-	two := testserver.Start(t, func(c *config.Config) { c.DatabaseURL = one.Deps.DatabaseURL })
+	slow := slowConnections(t, one.Deps.DatabaseURL, 300*time.Millisecond)
+	two := testserver.Start(t, func(c *config.Config) { c.DatabaseURL = slow })
 	a, b := dial(t, one, "2.0.0"), dial(t, two, "2.0.0")
 	cfg := map[string]any{
 		"broadcast": map[string]any{"self": false}, "presence": map[string]any{"enabled": true},
@@ -450,4 +457,40 @@ func TestReconnectAfterDroppedSocket(t *testing.T) {
 			break
 		}
 	}
+}
+
+// slowConnections starts a TCP proxy in front of the database of dbURL that delays each
+// new connection, and returns dbURL pointing at it.
+func slowConnections(t *testing.T, dbURL string, delay time.Duration) string {
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := u.Host
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			in, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer in.Close()
+				time.Sleep(delay) // the simulated slow connection set-up, not a wait for a result
+				out, err := net.Dial("tcp", target)
+				if err != nil {
+					return
+				}
+				defer out.Close()
+				go func() { _, _ = io.Copy(out, in) }()
+				_, _ = io.Copy(in, out)
+			}()
+		}
+	}()
+	u.Host = ln.Addr().String()
+	return u.String()
 }

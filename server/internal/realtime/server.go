@@ -37,6 +37,10 @@ type Server struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	// listening is told once by each of the two LISTEN connections (bus and change
+	// feed) when its LISTEN has taken effect.
+	listening chan struct{}
 }
 
 // Tuning knobs; the defaults match realtime-js (25 s heartbeat, so 60 s without a
@@ -47,6 +51,9 @@ const (
 	maxQueuedBytes = 8 << 20
 	maxFrameBytes  = 1 << 20
 	heartbeatEvery = 10 * time.Second // instance liveness for presence
+	// listenWait bounds how long New waits for the LISTEN connections; past it the
+	// server starts anyway and the listeners keep retrying.
+	listenWait = 15 * time.Second
 )
 
 // limits bound what one socket may ask for, after Supabase Realtime's tenant limits
@@ -93,6 +100,7 @@ func New(ctx context.Context, d deps.Deps) (*Server, error) {
 			WriteBufferPool: &sync.Pool{},
 			CheckOrigin:     func(*http.Request) bool { return true }, // access is by token, not origin
 		},
+		listening: make(chan struct{}, 2),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.presence = newPresenceState(s)
@@ -103,7 +111,34 @@ func New(ctx context.Context, d deps.Deps) (*Server, error) {
 		return nil, err
 	}
 	s.bus.start()
+	// A NOTIFY sent before our LISTEN takes effect reaches nobody here, so a client that
+	// joined in that window would miss another instance's broadcast or a committed change.
+	// Serving starts only once both connections listen.
+	s.awaitListeners(ctx)
 	return s, nil
+}
+
+func (s *Server) awaitListeners(ctx context.Context) {
+	timeout := time.NewTimer(listenWait)
+	defer timeout.Stop()
+	for n := 0; n < 2; n++ {
+		select {
+		case <-s.listening:
+		case <-ctx.Done():
+			return
+		case <-timeout.C:
+			s.d.Log.Warn("realtime: starting before every LISTEN connection is up; events from other instances may be missed until it is")
+			return
+		}
+	}
+}
+
+// listeningOnce reports the first successful LISTEN of one connection.
+func (s *Server) listeningOnce() func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() { s.listening <- struct{}{} })
+	}
 }
 
 // Close stops background work.
