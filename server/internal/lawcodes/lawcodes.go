@@ -62,6 +62,11 @@ var (
 
 var headingLevel = map[string]int{"Partea": 0, "Cartea": 1, "Titlul": 2, "Capitolul": 3, "Secțiunea": 4}
 
+// unnumberedDivisions are divisions the source names without a kind or number, at the
+// level of the given kind: the Civil Code closes with "Dispoziții finale" (art. 2664) after
+// Cartea a VII-a.
+var unnumberedDivisions = map[string]string{"Dispoziții finale": "Cartea"}
+
 const subdivLevel = 5
 
 // Load parses one shipped code.
@@ -104,9 +109,13 @@ func Parse(codeID string, text []byte) ([]Article, error) {
 			continue
 		}
 		if prevBlank {
+			kind, isDivision := unnumberedDivisions[line]
 			if m := headingRe.FindStringSubmatch(line); m != nil {
+				kind, isDivision = m[1], true
+			}
+			if isDivision {
 				flush()
-				lvl := headingLevel[m[1]]
+				lvl := headingLevel[kind]
 				path[lvl] = line
 				for i := lvl + 1; i < len(path); i++ {
 					path[i] = ""

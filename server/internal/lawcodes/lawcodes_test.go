@@ -1,6 +1,7 @@
 package lawcodes
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -112,5 +113,49 @@ func TestParseReference(t *testing.T) {
 	}
 	if got := FormatReference("penal", "229"); got != "Art. 229 C.pen." {
 		t.Errorf("format: %s", got)
+	}
+}
+
+// decisionMarkers are the openings and formulas of text that is not law: dispositives of
+// ÎCCJ (HP/RIL) and CCR decisions, portal notes and amendment annotations.
+var decisionMarkers = regexp.MustCompile(`^(Stabilește că|În interpretarea (și aplicarea )?dispozițiilor|Admite (sesizarea|recursul|excepția)|Notă|NOTĂ)|Decizia nr\.|\(la \d{2}-\d{2}-\d{4}|a fost (modificat|abrogat|introdus|completat) (de|prin) |\*\)`)
+
+// TestArticleBodiesCarryOnlyLaw keeps the shipped codes to law (#29): no decision or
+// annotation text in an article, and no stray unnumbered line — after an article's first
+// line, an unnumbered line only ends an enumeration ("…se pedepsește cu…") or quotes a
+// text the article introduces (the oath of art. 82 Const.). Art. 183 C.pen. once carried
+// two ÎCCJ dispositives; art. 2663 C.civ. once carried the "Dispoziții finale" heading.
+func TestArticleBodiesCarryOnlyLaw(t *testing.T) {
+	item := regexp.MustCompile(`^([a-z](\^\d+)?\)|\d+(\^\d+)?\.)`)
+	for _, c := range Codes {
+		arts, err := Load(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range arts {
+			lines := strings.Split(a.Body, "\n")
+			for i, l := range lines {
+				if decisionMarkers.MatchString(l) {
+					t.Errorf("%s art. %s line %d is not law: %.90s", c.ID, a.Number, i+1, l)
+					continue
+				}
+				if i == 0 || paraStart.MatchString(l) {
+					continue
+				}
+				prev := lines[i-1]
+				if !strings.HasSuffix(prev, ":") && !item.MatchString(prev) && !strings.HasPrefix(l, `"`) {
+					t.Errorf("%s art. %s line %d stands outside any paragraph: %.90s", c.ID, a.Number, i+1, l)
+				}
+			}
+		}
+	}
+	civil, _ := ByID("civil")
+	arts, err := Load(civil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := arts[len(arts)-1]
+	if last.Number != "2664" || strings.Join(last.Headings, " › ") != "Dispoziții finale" {
+		t.Errorf("art. %s headings %q, want art. 2664 under Dispoziții finale", last.Number, last.Headings)
 	}
 }
