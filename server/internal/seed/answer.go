@@ -20,13 +20,19 @@ var (
 	citeRe = regexp.MustCompile(`(?i)\bart(?:icolul|\.)\s*(\d+)(?:\s*\^\s*(\d+))?` +
 		`((?:\s*(?:alin\.|lit\.|pct\.|teza|tz\.)\s*\(?[0-9a-z]+\)?)*)` +
 		`(?:\s*[–-]\s*(\d+)(?:\s*\^\s*(\d+))?)?` +
-		`(\s*(?:C\.\s?civ\.|C\.\s?pen\.|Const\.|din Constituți[ae]|C\.\s?proc\.|din Legea|din Codul|din O\.?U\.?G|din Regulament|din Decretul|din H\.?G))?`)
+		`(\s*(?:C\.\s?civ\.|C\.\s?pen\.|Const\.|din Constituți[ae]|C\.\s?proc\.|din Legea|din Codul|din O\.?U\.?G|din O\.?G\.|din Regulament|din Decretul|din H\.?G))?`)
 	qualificationRe = regexp.MustCompile(`(?m)^Calificarea juridică:\s*\S`)
 	problemsRe      = regexp.MustCompile(`(?m)^(Problemele juridice|Problema juridică):(.*)$`)
 	announcedRe     = regexp.MustCompile(`\((\d+)\)`)
 	blockRe         = regexp.MustCompile(`(?m)^Problema (\d+):\s*\S`)
 	generalRe       = regexp.MustCompile(`(?m)^Concluzie generală:\s*\S`)
 )
+
+// namedActRe names the acts that are not shipped but that a case may rely on by article,
+// written out in full so that the student knows where to read it (#29): the codes of
+// procedure, the law of the Constitutional Court, the contraventions ordinance and the
+// administrative-litigation law. Such a citation is not linked and needs no listing.
+var namedActRe = regexp.MustCompile(`^\s*(C\.\s?proc\.\s?(pen|civ)\.|din Legea nr\. (47/1992|554/2004)|din O\.G\. nr\. 2/2001)`)
 
 // Citation is one article a model answer relies on.
 type Citation struct{ Code, Number string }
@@ -36,10 +42,18 @@ type Citation struct{ Code, Number string }
 func Citations(text, domain string) ([]Citation, []string) {
 	var out []Citation
 	var errs []string
-	for _, m := range citeRe.FindAllStringSubmatch(text, -1) {
+	for _, ix := range citeRe.FindAllStringSubmatchIndex(text, -1) {
+		m := make([]string, len(ix)/2)
+		for i := range m {
+			if ix[2*i] >= 0 {
+				m[i] = text[ix[2*i]:ix[2*i+1]]
+			}
+		}
 		code := domain
 		suffix := strings.TrimSpace(m[6])
 		switch s := strings.ToLower(strings.ReplaceAll(suffix, " ", "")); {
+		case ix[12] >= 0 && namedActRe.MatchString(text[ix[12]:]):
+			continue // a provision of a named act that is not shipped: said, not linked
 		case s == "":
 		case s == "c.civ.":
 			code = "civil"

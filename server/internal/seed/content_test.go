@@ -191,7 +191,13 @@ func TestCitations(t *testing.T) {
 	if len(errs) != 0 || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got %v %v, want %v", got, errs, want)
 	}
-	if _, errs := Citations("art. 396 C.proc.pen. și art. 5 din Legea nr. 71/2011", "penal"); len(errs) != 2 {
+	if _, errs := Citations("art. 396 C.proc.fisc. și art. 5 din Legea nr. 71/2011 și art. 3 din Codul silvic", "penal"); len(errs) != 3 {
 		t.Errorf("citations of acts that are not shipped: %v", errs)
+	}
+	// The named acts a case may rely on by article (#29): said, not linked, not an error.
+	got, errs = Citations("art. 296 alin. (1) C.proc.pen., art. 29 alin. (1) din Legea nr. 47/1992, "+
+		"art. 31 din O.G. nr. 2/2001, art. 8 din Legea nr. 554/2004 și art. 157 alin. (1)", "penal")
+	if len(errs) != 0 || fmt.Sprint(got) != fmt.Sprint([]Citation{{"penal", "157"}}) {
+		t.Errorf("named acts: got %v %v, want only art. 157 C.pen.", got, errs)
 	}
 }
