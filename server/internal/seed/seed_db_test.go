@@ -363,3 +363,98 @@ func TestSeedNeverTakesOverAUsersCase(t *testing.T) {
 		t.Fatalf("%d curriculum cases loaded, want %d", n, len(cases)-1)
 	}
 }
+
+// `make run` re-seeds over a database that students have used (#29): when the files change
+// (simulated here by an older edition of the content in the database and no recorded hash),
+// every curriculum case and grilă is rewritten in place from the files, under the same id,
+// while submissions, completions and tutor conversations on the case, answers and
+// spaced-repetition cards on the grilă, and the review queue of generated cases are kept
+// exactly as they were.
+func TestReseedUpdatesContentInPlace(t *testing.T) {
+	d := seeded(t)
+	ctx := context.Background()
+	cases, err := seed.LoadCases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	grile, err := seed.LoadGrile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, g := cases[0], grile[0]
+	const student = "8b0c7a3e-52f4-4c8e-9d0b-6f1e2a3b4c5d"
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := d.Owner.Exec(ctx, q, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(`insert into auth.users (id, email, aud, role) values ($1, 'student@x.ro', 'authenticated', 'authenticated')`, student)
+	var caseID, grilaID, submissionID, pendingID string
+	d.Owner.QueryRow(ctx, "select id from cases where case_code = $1", c.Code).Scan(&caseID)
+	d.Owner.QueryRow(ctx, "select id from grile_questions where code = $1", g.Code).Scan(&grilaID)
+	if caseID == "" || grilaID == "" {
+		t.Fatalf("seeded %s %q, %s %q", c.Code, caseID, g.Code, grilaID)
+	}
+	// A student's work on the case and on the grilă.
+	if err := d.Owner.QueryRow(ctx, `insert into case_submissions (user_id, case_id, submission_text) values ($1, $2, 'Soluția mea')
+		returning id`, student, caseID).Scan(&submissionID); err != nil {
+		t.Fatal(err)
+	}
+	exec(`insert into case_completions (user_id, case_id, submission_id, completed_at) values ($1, $2, $3, '2026-11-01T10:00:00Z')`, student, caseID, submissionID)
+	exec(`insert into chat_conversations (user_id, case_id, conversation_data, message_count) values ($1, $2, '[{"role":"user","content":"?"}]', 1)`, student, caseID)
+	exec(`insert into grile_attempts (user_id, question_id, chosen, is_correct) values ($1, $2, '{a}', false)`, student, grilaID)
+	exec(`insert into grile_cards (user_id, question_id, due, stability, difficulty, reps, lapses, state, last_review, last_correct)
+		values ($1, $2, '2026-12-24T08:00:00Z', 12.5, 4.25, 3, 1, 2, '2026-11-20T08:00:00Z', false)`, student, grilaID)
+	// A generated case waiting in the review queue: not curriculum, not verified.
+	if err := d.Owner.QueryRow(ctx, `insert into cases (case_code, title, domain, verified, user_id, curriculum)
+		values ('CIV1ZZQ', 'Caz generat în așteptare', 'civil', false, $1, false) returning id`, student).Scan(&pendingID); err != nil {
+		t.Fatal(err)
+	}
+	// The database holds an older edition of both items.
+	exec(`update cases set title = 'Caz 0: ediția veche', level = 'Ușor', case_description = 'vechi', question = 'veche?' where id = $1`, caseID)
+	exec(`update case_model_answers set model_answer = 'răspunsul vechi' where case_id = $1`, caseID)
+	exec(`delete from case_hints where case_id = $1`, caseID)
+	exec(`update grile_questions set statement = 'Enunțul vechi al acestei grile:', correct = '{a}' where id = $1`, grilaID)
+	exec(`delete from casus_meta.seed_state where key in ('cases', 'grile')`)
+	if err := seed.Run(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	// The content is the files' again, under the same ids.
+	var title, level, description, answer string
+	if err := d.Owner.QueryRow(ctx, `select c.title, c.level, c.case_description, m.model_answer from cases c
+		join case_model_answers m on m.case_id = c.id where c.id = $1 and c.case_code = $2`, caseID, c.Code).Scan(&title, &level, &description, &answer); err != nil {
+		t.Fatalf("case %s after re-seed: %v", c.Code, err)
+	}
+	if title != c.Title || level != c.Level || description != c.CaseDescription || answer != c.ModelAnswer {
+		t.Errorf("case %s not updated in place: %q %q", c.Code, title, level)
+	}
+	if n := count(t, d, "select count(*) from case_hints where case_id = $1", caseID); n != len(c.Hints) {
+		t.Errorf("hints %d, want %d", n, len(c.Hints))
+	}
+	var statement string
+	var correct []string
+	if err := d.Owner.QueryRow(ctx, `select statement, correct from grile_questions where id = $1 and code = $2`, grilaID, g.Code).Scan(&statement, &correct); err != nil {
+		t.Fatalf("grilă %s after re-seed: %v", g.Code, err)
+	}
+	if statement != strings.TrimSpace(g.Statement) || strings.Join(correct, ",") != strings.Join(g.Correct, ",") {
+		t.Errorf("grilă %s not updated in place: %q %v", g.Code, statement, correct)
+	}
+	// The students' work and the review queue are untouched.
+	for q, want := range map[string]int{
+		"select count(*) from case_submissions where id = $1 and submission_text = 'Soluția mea'":                                            1,
+		"select count(*) from case_completions where submission_id = $1 and completed_at = '2026-11-01T10:00:00Z'":                           1,
+		"select count(*) from chat_conversations c join case_submissions s on s.case_id = c.case_id where s.id = $1 and c.message_count = 1": 1,
+		"select count(*) from grile_attempts a join case_submissions s on s.user_id = a.user_id where s.id = $1 and a.chosen = '{a}'":        1,
+		"select count(*) from grile_cards k join case_submissions s on s.user_id = k.user_id where s.id = $1 and k.due = '2026-12-24T08:00:00Z' " +
+			"and k.stability = 12.5 and k.reps = 3 and k.lapses = 1 and k.state = 2 and k.last_correct = false": 1,
+	} {
+		if n := count(t, d, q, submissionID); n != want {
+			t.Errorf("%d rows, want %d: %s", n, want, q)
+		}
+	}
+	if n := count(t, d, `select count(*) from cases where id = $1 and not verified and not curriculum and archived_at is null
+		and rejection_reason is null and title = 'Caz generat în așteptare'`, pendingID); n != 1 {
+		t.Error("the re-seed touched a generated case in the review queue")
+	}
+}
