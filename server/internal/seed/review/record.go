@@ -93,23 +93,24 @@ func ParseRecord(f RecordFile) ([]Reading, []string) {
 	return readings, problems
 }
 
-// Unsigned lists, sorted, the items whose current hash is not covered by a sign verdict:
-// no entry signs that hash, or a later entry for the same hash says fix (entries are
-// appended, so the last word on a content wins).
+// Unsigned lists, sorted, the items whose current hash is not covered: no reader signed
+// that content, or any reader asked for a fix of it. Two professors who disagree about the
+// same text leave it unsigned until it is changed and read again, whatever the order of
+// their entries.
 func Unsigned(items map[string]string, readings []Reading) []string {
-	signed := map[string]bool{} // code + " " + hash → last verdict was sign
+	signed, fixed := map[string]bool{}, map[string]bool{} // keyed by code + " " + hash
 	for _, r := range readings {
 		key := r.Code + " " + r.Hash
 		switch r.Verdict {
 		case Sign:
 			signed[key] = true
 		case Fix:
-			signed[key] = false
+			fixed[key] = true
 		}
 	}
 	var out []string
 	for code, h := range items {
-		if !signed[code+" "+h] {
+		if key := code + " " + h; !signed[key] || fixed[key] {
 			out = append(out, code)
 		}
 	}

@@ -44,14 +44,15 @@ func TestParseRecordValidatesEntries(t *testing.T) {
 }
 
 func TestUnsignedNeedsASignForTheCurrentHash(t *testing.T) {
-	items := map[string]string{"A": "1111111111111111", "B": "2222222222222222", "C": "3333333333333333", "D": "4444444444444444"}
+	items := map[string]string{"A": "1111111111111111", "B": "2222222222222222", "C": "3333333333333333", "D": "4444444444444444", "E": "5555555555555555"}
 	readings := []Reading{
 		{Code: "A", Verdict: Sign, Hash: "1111111111111111"},                                                      // signed as it stands
 		{Code: "B", Verdict: Sign, Hash: "0000000000000000"},                                                      // signed, then changed
 		{Code: "C", Verdict: Fix, Hash: "3333333333333333"},                                                       // needs a fix
 		{Code: "D", Verdict: Sign, Hash: "4444444444444444"}, {Code: "D", Verdict: Fix, Hash: "4444444444444444"}, // a later reader disagrees
+		{Code: "E", Verdict: Fix, Hash: "5555555555555555"}, {Code: "E", Verdict: Sign, Hash: "5555555555555555"}, // an earlier reader disagrees
 	}
-	if got, want := Unsigned(items, readings), []string{"B", "C", "D"}; !reflect.DeepEqual(got, want) {
+	if got, want := Unsigned(items, readings), []string{"B", "C", "D", "E"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("Unsigned = %v, want %v", got, want)
 	}
 }
