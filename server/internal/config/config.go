@@ -77,7 +77,14 @@ type Config struct {
 	RateLimitSignUp int // RATE_LIMIT_SIGNUP per hour per IP
 	// RateLimitAnonymous (RATE_LIMIT_ANONYMOUS_USERS) anonymous sign-ins per hour per IP.
 	RateLimitAnonymous int
-	RateLimitEnabled   bool
+	// RateLimitOTP (RATE_LIMIT_OTP) PUT /user requests per 5 minutes per IP, as GoTrue
+	// limits its user endpoint with GOTRUE_RATE_LIMIT_OTP.
+	RateLimitOTP     int
+	RateLimitEnabled bool
+	// Feedback (FEEDBACK_RATE_LIMIT_PER_IP, FEEDBACK_RATE_LIMIT_TOTAL): rows accepted per
+	// hour from one client address and from everyone; the study schema enforces them.
+	FeedbackPerIP int
+	FeedbackTotal int
 	// TrustedProxies (TRUSTED_PROXIES: comma-separated CIDRs or addresses) are the reverse
 	// proxies whose X-Forwarded-For is believed; with none, the socket peer is the client.
 	TrustedProxies []netip.Prefix
@@ -198,6 +205,9 @@ func Load() (*Config, error) {
 	c.RateLimitVerify = num("RATE_LIMIT_VERIFY", 30)
 	c.RateLimitSignUp = num("RATE_LIMIT_SIGNUP", 30)
 	c.RateLimitAnonymous = num("RATE_LIMIT_ANONYMOUS_USERS", 30)
+	c.RateLimitOTP = num("RATE_LIMIT_OTP", 30)
+	c.FeedbackPerIP = num("FEEDBACK_RATE_LIMIT_PER_IP", 5)
+	c.FeedbackTotal = num("FEEDBACK_RATE_LIMIT_TOTAL", 200)
 	c.DBMaxRows = num("DB_MAX_ROWS", 1000)
 	c.DBAggregatesEnabled = envBool("DB_AGGREGATES_ENABLED", false)
 	c.DBPlanEnabled = envBool("DB_PLAN_ENABLED", false)
