@@ -6,6 +6,7 @@ package config
 
 import (
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -49,6 +50,10 @@ type Config struct {
 	// MFARequiredRoles (MFA_REQUIRED_ROLES, default admin; empty for none) are the study
 	// app's profile roles whose admin powers need aal2 once they have enrolled a factor.
 	MFARequiredRoles []string
+	// DBEncryption encrypts TOTP secrets at rest, as GoTrue's GOTRUE_SECURITY_DB_ENCRYPTION_*:
+	// SECURITY_DB_ENCRYPTION_ENCRYPT, _ENCRYPTION_KEY_ID, _ENCRYPTION_KEY (32 bytes,
+	// base64url) and _DECRYPTION_KEYS (id:key,… — older keys kept for reading).
+	DBEncryption DBEncryption
 	// AdditionalRedirectURLs are further allowed redirect prefixes (ADDITIONAL_REDIRECT_URLS, comma separated).
 	AdditionalRedirectURLs []string
 
@@ -246,6 +251,9 @@ func Load() (*Config, error) {
 	} else {
 		c.MFARequiredRoles = []string{"admin"}
 	}
+	if c.DBEncryption, err = dbEncryptionFromEnv(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.TrustedProxies, err = ParsePrefixes(os.Getenv("TRUSTED_PROXIES")); err != nil {
 		errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %w", err))
 	}
@@ -439,4 +447,37 @@ func (c *Config) AdminRoles() []string {
 		return c.JWTAdminRoles
 	}
 	return []string{"service_role", "supabase_admin"}
+}
+
+// DBEncryption is the key set for secrets stored encrypted (AES-256-GCM under a key
+// derived with HKDF-SHA256 from the named key and the row's id, GoTrue's aes-gcm-hkdf).
+type DBEncryption struct {
+	Encrypt bool
+	KeyID   string
+	// Keys by id, base64url of 32 bytes: the encryption key and every decryption key.
+	Keys map[string]string
+}
+
+func dbEncryptionFromEnv() (DBEncryption, error) {
+	d := DBEncryption{Encrypt: envBool("SECURITY_DB_ENCRYPTION_ENCRYPT", false), Keys: map[string]string{}}
+	for _, pair := range splitList(os.Getenv("SECURITY_DB_ENCRYPTION_DECRYPTION_KEYS")) {
+		id, key, ok := strings.Cut(pair, ":")
+		if !ok || id == "" {
+			return d, fmt.Errorf("SECURITY_DB_ENCRYPTION_DECRYPTION_KEYS: want id:key pairs")
+		}
+		d.Keys[id] = key
+	}
+	d.KeyID = os.Getenv("SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID")
+	if key := os.Getenv("SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY"); key != "" && d.KeyID != "" {
+		d.Keys[d.KeyID] = key
+	}
+	if d.Encrypt && (d.KeyID == "" || d.Keys[d.KeyID] == "") {
+		return d, fmt.Errorf("SECURITY_DB_ENCRYPTION_ENCRYPT needs SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID and _ENCRYPTION_KEY")
+	}
+	for id, key := range d.Keys {
+		if b, err := base64.RawURLEncoding.DecodeString(key); err != nil || len(b) != 32 {
+			return d, fmt.Errorf("SECURITY_DB_ENCRYPTION key %q: want 32 bytes in base64url without padding", id)
+		}
+	}
+	return d, nil
 }
