@@ -15,9 +15,11 @@ export async function listOwnFeedback() {
   return data;
 }
 
-// Sends feedback: a signed-in user by id, a visitor with an optional e-mail. False when the
-// server refused.
-export async function sendFeedback(userId: string | null, email: string, body: string): Promise<boolean> {
-  const { error } = await supabase().from('feedback').insert({ user_id: userId, email: userId ? null : email.trim() || null, body: body.trim() });
-  return !error;
+// Sends feedback: a signed-in user by id, a visitor with an optional e-mail. Null when
+// stored; otherwise the message to show: the server's own when it limits how much
+// feedback arrives (429, in Romanian), else the generic one.
+export async function sendFeedback(userId: string | null, email: string, body: string): Promise<string | null> {
+  const { error, status } = await supabase().from('feedback').insert({ user_id: userId, email: userId ? null : email.trim() || null, body: body.trim() });
+  if (!error) return null;
+  return status === 429 && error.message ? error.message : 'A apărut o eroare. Te rog încearcă din nou.';
 }

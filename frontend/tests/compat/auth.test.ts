@@ -20,8 +20,8 @@ async function mailTo(address: string, count = 1): Promise<Mail> {
 }
 
 // follow opens a mailed link as the browser would and returns where it redirects.
-async function follow(link: string): Promise<URL> {
-  const res = await fetch(link, { redirect: 'manual' });
+async function follow(link: string, cookie = ''): Promise<URL> {
+  const res = await fetch(link, { redirect: 'manual', headers: cookie ? { cookie } : {} });
   expect(res.status).toBe(303);
   return new URL(res.headers.get('location')!);
 }
@@ -48,8 +48,24 @@ async function landOn(location: URL): Promise<{ sb: SupabaseClient; events: Auth
   }
 }
 
-function client(flowType: 'implicit' | 'pkce' = 'implicit'): SupabaseClient {
-  return createClient(url, anonKey, { auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false, flowType } });
+function client(flowType: 'implicit' | 'pkce' = 'implicit', fetchImpl: typeof fetch = fetch): SupabaseClient {
+  return createClient(url, anonKey, {
+    global: { fetch: fetchImpl },
+    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false, flowType },
+  });
+}
+
+// browserCookies keeps the cookie a response sets, as the browser does for supabase-js's
+// same-origin requests: the server binds a PKCE recovery to the browser that asked for it.
+function browserCookies() {
+  let cookie = '';
+  const jarFetch: typeof fetch = async (input, init) => {
+    const res = await fetch(input, init);
+    const set = res.headers.get('set-cookie');
+    if (set) cookie = set.split(';')[0];
+    return res;
+  };
+  return { fetch: jarFetch, cookie: () => cookie };
 }
 
 // amrMethod is the method of an amr entry (supabase-js types allow RFC 8176's bare strings).
@@ -159,13 +175,14 @@ describe('auth with supabase-js', () => {
   test('reset password in the PKCE flow: ?code= exchanged for a PASSWORD_RECOVERY session', async () => {
     const email = address('pkce');
     await admin.auth.admin.createUser({ email, password: 'vechea1', email_confirm: true });
-    const sb = client('pkce');
+    const browser = browserCookies();
+    const sb = client('pkce', browser.fetch);
     const events: AuthChangeEvent[] = [];
     sb.auth.onAuthStateChange((e) => {
       events.push(e);
     });
     expect((await sb.auth.resetPasswordForEmail(email, { redirectTo: `${url}/reset-password` })).error).toBeNull();
-    const loc = await follow((await mailTo(email)).link);
+    const loc = await follow((await mailTo(email)).link, browser.cookie());
     const code = loc.searchParams.get('code');
     expect(code).toBeTruthy();
     const { data, error } = await sb.auth.exchangeCodeForSession(code!);

@@ -76,7 +76,7 @@ describe('grile', () => {
     const forged = await b.sb.from('grile_exams').update({ correct_count: 99 }).eq('id', exam.id);
     expect(forged.error?.code).toBe('42501');
     // A cannot touch B's exam.
-    expect((await a.sb.rpc('grile_exam_finish', { p_exam_id: exam.id })).error?.code).toBe('P0002');
+    expect((await a.sb.rpc('grile_exam_finish', { p_exam_id: exam.id })).error?.code).toBe('PT404');
 
     const done = await b.sb.rpc('grile_exam_finish', { p_exam_id: exam.id });
     expect(done.error).toBeNull();

@@ -92,6 +92,9 @@ func Handler(ctx context.Context, d deps.Deps) (http.Handler, func(), error) {
 		if err := syncMFARoles(ctx, d); err != nil {
 			return nil, func() {}, err
 		}
+		if err := syncFeedbackLimits(ctx, d); err != nil {
+			return nil, func() {}, err
+		}
 		builders = append(builders,
 			func(ctx context.Context, d deps.Deps) (service, error) { return aigw.New(ctx, d) },
 			func(ctx context.Context, d deps.Deps) (service, error) { return web.New(ctx, d) },

@@ -28,3 +28,18 @@ func syncMFARoles(ctx context.Context, d deps.Deps) error {
 		return err
 	})
 }
+
+// syncFeedbackLimits writes FEEDBACK_RATE_LIMIT_PER_IP and FEEDBACK_RATE_LIMIT_TOTAL into
+// casus_meta.feedback_limits, which the feedback table's trigger reads (sql/app 024): the
+// limit holds for the RPC and the table alike, for a batch as for single rows.
+func syncFeedbackLimits(ctx context.Context, d deps.Deps) error {
+	perIP, total := d.Config.FeedbackPerIP, d.Config.FeedbackTotal
+	if perIP <= 0 {
+		perIP = 5 // 0 = the default, as for the realtime limits
+	}
+	if total <= 0 {
+		total = 200
+	}
+	_, err := d.Owner.Exec(ctx, `update casus_meta.feedback_limits set per_ip = $1, total = $2`, perIP, total)
+	return err
+}

@@ -6,6 +6,7 @@ package config
 
 import (
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -49,6 +50,10 @@ type Config struct {
 	// MFARequiredRoles (MFA_REQUIRED_ROLES, default admin; empty for none) are the study
 	// app's profile roles whose admin powers need aal2 once they have enrolled a factor.
 	MFARequiredRoles []string
+	// DBEncryption encrypts TOTP secrets at rest, as GoTrue's GOTRUE_SECURITY_DB_ENCRYPTION_*:
+	// SECURITY_DB_ENCRYPTION_ENCRYPT, _ENCRYPTION_KEY_ID, _ENCRYPTION_KEY (32 bytes,
+	// base64url) and _DECRYPTION_KEYS (id:key,… — older keys kept for reading).
+	DBEncryption DBEncryption
 	// AdditionalRedirectURLs are further allowed redirect prefixes (ADDITIONAL_REDIRECT_URLS, comma separated).
 	AdditionalRedirectURLs []string
 
@@ -77,7 +82,14 @@ type Config struct {
 	RateLimitSignUp int // RATE_LIMIT_SIGNUP per hour per IP
 	// RateLimitAnonymous (RATE_LIMIT_ANONYMOUS_USERS) anonymous sign-ins per hour per IP.
 	RateLimitAnonymous int
-	RateLimitEnabled   bool
+	// RateLimitOTP (RATE_LIMIT_OTP) PUT /user requests per 5 minutes per IP, as GoTrue
+	// limits its user endpoint with GOTRUE_RATE_LIMIT_OTP.
+	RateLimitOTP     int
+	RateLimitEnabled bool
+	// Feedback (FEEDBACK_RATE_LIMIT_PER_IP, FEEDBACK_RATE_LIMIT_TOTAL): rows accepted per
+	// hour from one client address and from everyone; the study schema enforces them.
+	FeedbackPerIP int
+	FeedbackTotal int
 	// TrustedProxies (TRUSTED_PROXIES: comma-separated CIDRs or addresses) are the reverse
 	// proxies whose X-Forwarded-For is believed; with none, the socket peer is the client.
 	TrustedProxies []netip.Prefix
@@ -198,6 +210,9 @@ func Load() (*Config, error) {
 	c.RateLimitVerify = num("RATE_LIMIT_VERIFY", 30)
 	c.RateLimitSignUp = num("RATE_LIMIT_SIGNUP", 30)
 	c.RateLimitAnonymous = num("RATE_LIMIT_ANONYMOUS_USERS", 30)
+	c.RateLimitOTP = num("RATE_LIMIT_OTP", 30)
+	c.FeedbackPerIP = num("FEEDBACK_RATE_LIMIT_PER_IP", 5)
+	c.FeedbackTotal = num("FEEDBACK_RATE_LIMIT_TOTAL", 200)
 	c.DBMaxRows = num("DB_MAX_ROWS", 1000)
 	c.DBAggregatesEnabled = envBool("DB_AGGREGATES_ENABLED", false)
 	c.DBPlanEnabled = envBool("DB_PLAN_ENABLED", false)
@@ -235,6 +250,9 @@ func Load() (*Config, error) {
 		c.MFARequiredRoles = splitList(v)
 	} else {
 		c.MFARequiredRoles = []string{"admin"}
+	}
+	if c.DBEncryption, err = dbEncryptionFromEnv(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.TrustedProxies, err = ParsePrefixes(os.Getenv("TRUSTED_PROXIES")); err != nil {
 		errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %w", err))
@@ -429,4 +447,37 @@ func (c *Config) AdminRoles() []string {
 		return c.JWTAdminRoles
 	}
 	return []string{"service_role", "supabase_admin"}
+}
+
+// DBEncryption is the key set for secrets stored encrypted (AES-256-GCM under a key
+// derived with HKDF-SHA256 from the named key and the row's id, GoTrue's aes-gcm-hkdf).
+type DBEncryption struct {
+	Encrypt bool
+	KeyID   string
+	// Keys by id, base64url of 32 bytes: the encryption key and every decryption key.
+	Keys map[string]string
+}
+
+func dbEncryptionFromEnv() (DBEncryption, error) {
+	d := DBEncryption{Encrypt: envBool("SECURITY_DB_ENCRYPTION_ENCRYPT", false), Keys: map[string]string{}}
+	for _, pair := range splitList(os.Getenv("SECURITY_DB_ENCRYPTION_DECRYPTION_KEYS")) {
+		id, key, ok := strings.Cut(pair, ":")
+		if !ok || id == "" {
+			return d, fmt.Errorf("SECURITY_DB_ENCRYPTION_DECRYPTION_KEYS: want id:key pairs")
+		}
+		d.Keys[id] = key
+	}
+	d.KeyID = os.Getenv("SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID")
+	if key := os.Getenv("SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY"); key != "" && d.KeyID != "" {
+		d.Keys[d.KeyID] = key
+	}
+	if d.Encrypt && (d.KeyID == "" || d.Keys[d.KeyID] == "") {
+		return d, fmt.Errorf("SECURITY_DB_ENCRYPTION_ENCRYPT needs SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID and _ENCRYPTION_KEY")
+	}
+	for id, key := range d.Keys {
+		if b, err := base64.RawURLEncoding.DecodeString(key); err != nil || len(b) != 32 {
+			return d, fmt.Errorf("SECURITY_DB_ENCRYPTION key %q: want 32 bytes in base64url without padding", id)
+		}
+	}
+	return d, nil
 }

@@ -40,7 +40,7 @@ func TestAppealPermissions(t *testing.T) {
 
 	// Nobody but the owner asks; a submission that passed (B's, unchecked) cannot be appealed.
 	for _, w := range []who{f.b, f.mod, f.admin} {
-		mustState(t, f.exec(w, `select public.request_human_review($1)`, f.subA), "P0002")
+		mustState(t, f.exec(w, `select public.request_human_review($1)`, f.subA), "PT404")
 	}
 	mustState(t, f.exec(f.anon, `select public.request_human_review($1)`, f.subA), "42501")
 	mustState(t, f.exec(f.b, `select public.request_human_review($1)`, f.subB), "22023")

@@ -337,13 +337,13 @@ func TestGrileRLS(t *testing.T) {
 		t.Errorf("A writes an attempt directly: %v", err)
 	}
 	// B cannot act on A's exam.
-	mustState(t, f.examAnswer(f.b, exam, q[0], []string{"a"}), "P0002")
+	mustState(t, f.examAnswer(f.b, exam, q[0], []string{"a"}), "PT404")
 	for _, fn := range []string{"grile_exam_finish", "grile_exam_review"} {
 		err := f.as(f.b, func(tx pgx.Tx) error {
 			_, err := tx.Exec(f.ctx, `select * from public.`+fn+`($1)`, exam)
 			return err
 		})
-		mustState(t, err, "P0002")
+		mustState(t, err, "PT404")
 	}
 	// B's practice set and progress are B's: A's card does not make anything due for B.
 	var due int

@@ -2,6 +2,7 @@ package domaindb
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -56,6 +57,7 @@ func TestCasesInUseAreNeverDeleted(t *testing.T) {
 func TestConcurrentDemotionsKeepAnAdmin(t *testing.T) {
 	f := newFixture(t)
 	second := f.user("admin2@example.ro", "admin2", "admin")
+	second.aal = "aal2"
 	demote := func(ctx context.Context, tx pgx.Tx, target string) error {
 		_, err := tx.Exec(ctx, `select public.update_user_role($1, 'user')`, target)
 		return err
@@ -114,7 +116,8 @@ wait:
 // asInTx sets the caller's role and claims inside an open transaction, as db.AsRole does.
 func asInTx(ctx context.Context, tx pgx.Tx, w who, info db.RequestInfo) error {
 	c := w.claims()
-	claims := `{"role":"` + c.Role + `","sub":"` + c.Subject + `"}`
+	b, _ := json.Marshal(c.Raw)
+	claims := string(b)
 	_, err := tx.Exec(ctx, `select set_config('role', $1, true), set_config('request.jwt.claims', $2, true),
 		set_config('request.jwt.claim.sub', $3, true), set_config('request.method', $4, true)`, c.Role, claims, c.Subject, info.Method)
 	return err

@@ -20,6 +20,7 @@ type who struct {
 	name string
 	role string
 	id   string
+	aal  string // the token's aal claim, when set
 }
 
 func (w who) claims() *authn.Claims {
@@ -28,6 +29,9 @@ func (w who) claims() *authn.Claims {
 	}
 	raw := map[string]any{"role": w.role}
 	c := &authn.Claims{Role: w.role, Raw: raw}
+	if w.aal != "" {
+		raw["aal"], c.AAL = w.aal, w.aal
+	}
 	if w.id != "" {
 		raw["sub"] = w.id
 		c.Subject = w.id
@@ -68,6 +72,8 @@ func newFixture(t *testing.T) *fixture {
 	f.mod = f.user("mod@example.ro", "moderator1", "moderator")
 	f.admin = f.user("admin@example.ro", "admin1", "admin")
 	f.a.name, f.b.name, f.mod.name, f.admin.name = "A", "B", "moderator", "admin"
+	// MFA_REQUIRED_ROLES=admin (the default): the admin's powers come with an aal2 token.
+	f.admin.aal = "aal2"
 
 	f.verified = f.ownerID(`insert into public.cases (case_code, title, level, week_number, legal_problem, case_description, question, category, subcategory, verified, domain)
 		values ('CIV1AAA', 'Caz 1: Răspunderea civilă delictuală pentru fapta proprie', 'Mediu', 1, 'p', 'd', 'q', 'Răspunderea civilă', 'Fapta proprie', true, 'civil') returning id`)

@@ -137,7 +137,8 @@ func wantPoints(t *testing.T, what string, rows []boardRow, want map[string]int)
 }
 
 // 10 per completed verified case (score above 50, once per case), 1 per grilă answered
-// exactly right in a finished exam simulation (once per grilă); nothing else counts.
+// exactly right in a finished exam simulation the first time the student answered it
+// (issue 32: a grilă answered wrong before never scores); nothing else counts.
 func TestLeaderboardScoringRule(t *testing.T) {
 	f, q := grileFixture(t)
 	a, b := f.student("scor_a", "UB"), f.student("scor_b", "UB")
@@ -173,16 +174,17 @@ func TestLeaderboardScoringRule(t *testing.T) {
 	}
 	exam(a, q[2], true)
 	wantPoints(t, "first exam", f.mustBoard(b, "top", "week", "global"), map[string]int{"scor_a": 12})
-	// The same questions again: each grilă counts once.
+	// The same questions again: each grilă counts once, and q3, first answered wrong (its
+	// key then shown by the review), never scores.
 	exam(a, q[2], true)
 	wantPoints(t, "retaken exam", f.mustBoard(b, "top", "all", "global"), map[string]int{"scor_a": 12})
 	exam(a, "", true)
-	wantPoints(t, "third exam", f.mustBoard(b, "top", "all", "global"), map[string]int{"scor_a": 13})
+	wantPoints(t, "third exam", f.mustBoard(b, "top", "all", "global"), map[string]int{"scor_a": 12})
 
 	// Unfinished exams score nothing, even with every answer right and the deadline passed.
 	exam(b, "", false)
 	f.owner(`update public.grile_exams set deadline = now() - interval '1 minute', started_at = now() - interval '2 minutes' where user_id = $1`, b.id)
-	wantPoints(t, "unfinished exam", f.mustBoard(a, "top", "all", "global"), map[string]int{"scor_a": 13})
+	wantPoints(t, "unfinished exam", f.mustBoard(a, "top", "all", "global"), map[string]int{"scor_a": 12})
 	// Finished late: the answers given before the deadline count.
 	if err := f.as(b, func(tx pgx.Tx) error {
 		_, err := tx.Exec(f.ctx, `select public.grile_exam_finish(id) from public.grile_exams where finished_at is null`)
@@ -190,9 +192,9 @@ func TestLeaderboardScoringRule(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	wantPoints(t, "finished exam", f.mustBoard(a, "top", "all", "global"), map[string]int{"scor_a": 13, "scor_b": 3})
-	if n := f.ownerInt(`select count(*) from public.leaderboard_grile_points where user_id = $1`, a.id); n != 3 {
-		t.Errorf("A's grile points recorded: %d, want 3 (one per question)", n)
+	wantPoints(t, "finished exam", f.mustBoard(a, "top", "all", "global"), map[string]int{"scor_a": 12, "scor_b": 3})
+	if n := f.ownerInt(`select count(*) from public.leaderboard_grile_points where user_id = $1`, a.id); n != 2 {
+		t.Errorf("A's grile points recorded: %d, want 2 (the questions first answered right)", n)
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 // atAAL is the caller w with a token of the given assurance level, as GoTrue signs it.
 func (f *fixture) atAAL(w who, aal string, fn func(pgx.Tx) error) error {
 	c := w.claims()
+	delete(c.Raw, "aal")
+	c.AAL = ""
 	if aal != "" {
 		c.Raw["aal"] = aal
 		c.AAL = aal
@@ -57,10 +59,9 @@ func (f *fixture) factor(w who, status string) {
 		values (gen_random_uuid(), $1, $2, 'totp', $3::auth.factor_status, now(), now(), 'JBSWY3DPEHPK3PXP')`, w.id, "f-"+status, status)
 }
 
-// MFA_REQUIRED_ROLES as the database enforces it: an admin without a verified factor keeps
-// every admin power at aal1 (nobody is locked out by the upgrade); once enrolled, RLS
-// shows an aal1 token only the admin's own rows and the admin RPCs refuse it, while an aal2
-// token has the full powers back. Roles that do not require MFA are not held to it.
+// MFA_REQUIRED_ROLES as the database enforces it: an admin at aal1, enrolled or not, has
+// no admin power (RLS shows only the admin's own rows and the admin RPCs refuse it; the app
+// asks them to enrol), while an aal2 token has the full powers. Roles that do not require MFA are not held to it.
 func TestMFARequiredRolesUnderRLS(t *testing.T) {
 	f := newFixture(t)
 	profiles := `select id from public.user_profiles`
@@ -75,13 +76,13 @@ func TestMFARequiredRolesUnderRLS(t *testing.T) {
 		})
 	}
 
-	// Not enrolled: full powers at aal1, an unverified factor changes nothing.
+	// Not enrolled: no admin power at aal1 either (issue 32); the app asks for enrolment.
 	f.factor(f.admin, "unverified")
-	if n, err := f.countAt(f.admin, "aal1", profiles); err != nil || n != 4 {
-		t.Fatalf("admin aal1, not enrolled: %d profiles, %v", n, err)
+	if n, err := f.countAt(f.admin, "aal1", profiles); err != nil || n != 1 {
+		t.Fatalf("admin aal1, not enrolled: %d profiles (want own only), %v", n, err)
 	}
-	if err := roleChange("aal1"); err != errRollback {
-		t.Fatalf("role change by a not-enrolled admin: %v", err)
+	if err := roleChange("aal1"); err == nil || err == errRollback {
+		t.Fatalf("role change by a not-enrolled admin at aal1 succeeded")
 	}
 	var st map[string]bool
 	if err := f.atAAL(f.admin, "aal1", func(tx pgx.Tx) error {
@@ -90,7 +91,7 @@ func TestMFARequiredRolesUnderRLS(t *testing.T) {
 			return err
 		}
 		return json.Unmarshal(raw, &st)
-	}); err != nil || !st["required"] || st["enrolled"] || !st["satisfied"] {
+	}); err != nil || !st["required"] || st["enrolled"] || st["satisfied"] {
 		t.Fatalf("status before enrolment: %v %v", st, err)
 	}
 

@@ -174,7 +174,7 @@ func TestReviewRPCs(t *testing.T) {
 	}
 	mustState(t, call(f.mod, `select public.review_reject_case($1, 'prea târziu')`, f.generated), "22023")
 	mustState(t, call(f.mod, `select public.review_update_case($1, $2::jsonb)`, f.generated, edit), "22023")
-	mustState(t, call(f.mod, `select public.review_verify_case('00000000-0000-0000-0000-000000000000')`), "P0002")
+	mustState(t, call(f.mod, `select public.review_verify_case('00000000-0000-0000-0000-000000000000')`), "PT404")
 	if err := f.as(f.a, func(tx pgx.Tx) error {
 		return tx.QueryRow(f.ctx, `select status from public.my_generated_cases() where id = $1`, f.generated).Scan(&status)
 	}); err != nil || status != "verified" {

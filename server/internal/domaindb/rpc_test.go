@@ -129,7 +129,7 @@ func TestUpdateUserRole(t *testing.T) {
 	}
 	mustState(t, set(f.admin, f.a.id, "superuser"), "22023")
 	mustState(t, set(f.admin, f.a.id, ""), "22023")
-	mustState(t, set(f.admin, "00000000-0000-0000-0000-000000000000", "moderator"), "P0002")
+	mustState(t, set(f.admin, "00000000-0000-0000-0000-000000000000", "moderator"), "PT404")
 	if err := set(f.admin, f.a.id, "moderator"); err != nil {
 		t.Fatal(err)
 	}
@@ -142,6 +142,7 @@ func TestUpdateUserRole(t *testing.T) {
 	if r, adm := roleOf(f.a.id); r != "admin" || !adm {
 		t.Fatalf("A: %s %v", r, adm)
 	}
+	f.a.aal = "aal2" // an admin acts with a second factor (MFA_REQUIRED_ROLES=admin)
 	// Two admins: one may step down; the last may not.
 	if err := set(f.admin, f.admin.id, "user"); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -163,8 +164,8 @@ func TestPKCEFlowBelongsToItsLink(t *testing.T) {
 	// The victim's own PKCE flow works, once, and its code expires after GoTrue's 5 minutes.
 	verifier := "victim-verifier-of-sufficient-length-0123456789"
 	for i, expire := range []bool{false, true} {
-		e.do("POST", "/auth/v1/recover", map[string]any{"email": victim, "code_challenge": s256(verifier), "code_challenge_method": "s256"}, "")
-		loc, _ = e.follow(e.mail(victim, 3+i))
+		r := e.do("POST", "/auth/v1/recover", map[string]any{"email": victim, "code_challenge": s256(verifier), "code_challenge_method": "s256"}, "")
+		loc, _ = e.followFrom(e.mail(victim, 3+i), r.header.Get("Set-Cookie"))
 		code := loc.Query().Get("code")
 		if code == "" {
 			t.Fatalf("no code: %s", loc)
@@ -358,5 +359,58 @@ func TestMetadataIsBounded(t *testing.T) {
 	u := e.do("GET", "/auth/v1/user", nil, access)
 	if b, _ := json.Marshal(u.body["user_metadata"]); len(b) > 16<<10 {
 		t.Fatalf("stored metadata of %d bytes", len(b))
+	}
+}
+
+// followFrom opens a mailed link in the browser that received setCookie.
+func (e *env) followFrom(link, setCookie string) (*url.URL, url.Values) {
+	e.t.Helper()
+	u, _ := url.Parse(link)
+	cookie := strings.SplitN(setCookie, ";", 2)[0]
+	r := e.doWith("GET", u.RequestURI(), nil, map[string]string{"Cookie": cookie})
+	if r.status != http.StatusSeeOther {
+		e.t.Fatalf("verify: %d %v", r.status, r.body)
+	}
+	loc, _ := url.Parse(r.header.Get("Location"))
+	frag, _ := url.ParseQuery(loc.Fragment)
+	return loc, frag
+}
+
+// Issue 32, PKCE flow planting through /recover: an attacker's recovery request for the
+// victim's address, with the attacker's challenge, yields no code when the victim follows
+// the mail (another browser): the flow is spent and the redirect says why. The browser
+// that asked (its cookie) gets the code, as supabase-js's PKCE recovery needs.
+func TestPKCERecoveryPlantedFromAnotherBrowser(t *testing.T) {
+	e := start(t, nil)
+	const victim = "pkce-plantat@example.ro"
+	e.signupConfirmed(victim, "secret1")
+	attackerVerifier := "attacker-verifier-of-sufficient-length-0123456789"
+	r := e.do("POST", "/auth/v1/recover", map[string]any{"email": victim, "code_challenge": s256(attackerVerifier), "code_challenge_method": "s256"}, "")
+	if r.status != 200 || !strings.Contains(r.header.Get("Set-Cookie"), "HttpOnly") {
+		t.Fatalf("recover: %d %v %q", r.status, r.body, r.header.Get("Set-Cookie"))
+	}
+	loc, frag := e.follow(e.mail(victim, 1)) // the victim's browser: no cookie
+	if loc.Query().Get("code") != "" || frag.Get("error_code") != "flow_state_not_found" {
+		t.Fatalf("the victim's click on a planted link: %s", loc)
+	}
+	if n := e.count("select count(*) from auth.flow_state"); n != 0 {
+		t.Fatalf("flow states left after the stranger's click: %d", n)
+	}
+	// A browser with another request's cookie is a stranger too.
+	other := e.do("POST", "/auth/v1/recover", map[string]any{"email": "altcineva@example.ro", "code_challenge": s256("alt-verifier-of-sufficient-length-0123456789"), "code_challenge_method": "s256"}, "")
+	e.do("POST", "/auth/v1/recover", map[string]any{"email": victim, "code_challenge": s256(attackerVerifier), "code_challenge_method": "s256"}, "")
+	if loc, _ := e.followFrom(e.mail(victim, 2), other.header.Get("Set-Cookie")); loc.Query().Get("code") != "" {
+		t.Fatalf("a code for a browser holding another flow's cookie: %s", loc)
+	}
+	// The requesting browser gets its code and exchanges it.
+	verifier := "victim-verifier-of-sufficient-length-0123456789"
+	r = e.do("POST", "/auth/v1/recover", map[string]any{"email": victim, "code_challenge": s256(verifier), "code_challenge_method": "s256"}, "")
+	loc, _ = e.followFrom(e.mail(victim, 3), r.header.Get("Set-Cookie"))
+	code := loc.Query().Get("code")
+	if code == "" {
+		t.Fatalf("the requesting browser got no code: %s", loc)
+	}
+	if x := e.do("POST", "/auth/v1/token?grant_type=pkce", map[string]any{"auth_code": code, "code_verifier": verifier}, ""); x.status != 200 {
+		t.Fatalf("exchange: %d %v", x.status, x.body)
 	}
 }

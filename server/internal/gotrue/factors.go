@@ -146,7 +146,11 @@ func (s *Server) enrollFactor(w http.ResponseWriter, r *http.Request) error {
 		name = &p.FriendlyName
 	}
 	secret := key.Secret()
-	err = s.q.FactorCreate(ctx, dbsqlc.FactorCreateParams{ID: id, UserID: u.ID, FriendlyName: name, Secret: &secret})
+	stored, err := s.sealSecret(uuidString(id), secret) // dbcrypt.go
+	if err != nil {
+		return err
+	}
+	err = s.q.FactorCreate(ctx, dbsqlc.FactorCreateParams{ID: id, UserID: u.ID, FriendlyName: name, Secret: &stored})
 	if isUniqueViolation(err) { // the same name enrolled concurrently
 		return errf(422, "mfa_factor_name_conflict", "A factor with the friendly name %q for this user already exists", p.FriendlyName)
 	}
@@ -255,11 +259,24 @@ func (s *Server) verifyFactor(w http.ResponseWriter, r *http.Request) error {
 		}
 		return errf(422, "mfa_challenge_expired", "MFA challenge %s has expired, verify against another challenge or create a new challenge.", uuidString(ch.ID))
 	}
-	ok, _ := totp.ValidateCustom(strings.TrimSpace(p.Code), deref(f.Secret), time.Now().UTC(), totp.ValidateOpts{
+	secret, stale, err := s.openSecret(uuidString(f.ID), deref(f.Secret))
+	if err != nil {
+		return err
+	}
+	ok, _ := totp.ValidateCustom(strings.TrimSpace(p.Code), secret, time.Now().UTC(), totp.ValidateOpts{
 		Period: 30, Skew: 1, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1,
 	})
 	if !ok {
 		return errTOTPInvalid
+	}
+	if stale { // rotation: store it under the current key (or plain, encryption off)
+		resealed, err := s.sealSecret(uuidString(f.ID), secret)
+		if err != nil {
+			return err
+		}
+		if _, err := s.d.Owner.Exec(ctx, "update auth.mfa_factors set secret = $2 where id = $1", f.ID, resealed); err != nil {
+			return err
+		}
 	}
 	var out *tokenResponse
 	err = pgx.BeginFunc(ctx, s.d.Owner, func(tx pgx.Tx) error {

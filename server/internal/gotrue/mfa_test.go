@@ -1,6 +1,8 @@
 package gotrue_test
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"slices"
@@ -253,5 +255,54 @@ func TestMFASecretsNotExposed(t *testing.T) {
 		if r.status == 200 {
 			t.Fatalf("data API served auth.mfa_factors: %v", r.body)
 		}
+	}
+}
+
+// Issue 32: with SECURITY_DB_ENCRYPTION_ENCRYPT the TOTP secret is stored sealed (GoTrue's
+// aes-gcm-hkdf format), never in plain text, and codes still verify. A secret stored plain
+// before encryption was turned on still verifies and is sealed on that verification.
+func TestMFASecretsEncryptedAtRest(t *testing.T) {
+	key := base64.RawURLEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef"))
+	e := start(t, func(c *config.Config) {
+		c.DBEncryption = config.DBEncryption{Encrypt: true, KeyID: "k1", Keys: map[string]string{"k1": key}}
+	})
+	a := e.signupConfirmed("sigilat@example.ro", "secret1")["access_token"].(string)
+	stored := func(fid string) string {
+		var s string
+		if err := e.srv.Deps.Owner.QueryRow(t.Context(), "select secret from auth.mfa_factors where id = $1", fid).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	enroll := func(name string) (string, string) {
+		en := e.do("POST", "/auth/v1/factors", map[string]any{"factor_type": "totp", "friendly_name": name}, a)
+		if en.status != 200 {
+			t.Fatalf("enroll: %d %v", en.status, en.body)
+		}
+		return en.body["id"].(string), en.body["totp"].(map[string]any)["secret"].(string)
+	}
+	verify := func(fid, secret string) {
+		ch := e.do("POST", "/auth/v1/factors/"+fid+"/challenge", nil, a)
+		v := e.do("POST", "/auth/v1/factors/"+fid+"/verify", map[string]any{"challenge_id": ch.body["id"], "code": code(t, secret)}, a)
+		if v.status != 200 {
+			t.Fatalf("verify: %d %v", v.status, v.body)
+		}
+	}
+	fid, secret := enroll("Telefon")
+	var sealed struct {
+		KeyID string `json:"key_id"`
+		Alg   string `json:"alg"`
+	}
+	if s := stored(fid); strings.Contains(s, secret) || json.Unmarshal([]byte(s), &sealed) != nil || sealed.KeyID != "k1" || sealed.Alg != "aes-gcm-hkdf" {
+		t.Fatalf("stored secret: %q", s)
+	}
+	verify(fid, secret)
+
+	// A plain secret (from before encryption) verifies and is sealed by it.
+	fid2, secret2 := enroll("Tabletă")
+	e.exec("update auth.mfa_factors set secret = $2 where id = $1", fid2, secret2)
+	verify(fid2, secret2)
+	if s := stored(fid2); strings.Contains(s, secret2) {
+		t.Fatalf("a plain secret stays plain after verification: %q", s)
 	}
 }

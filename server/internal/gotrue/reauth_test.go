@@ -1,6 +1,7 @@
 package gotrue_test
 
 import (
+	"fmt"
 	"regexp"
 	"testing"
 	"time"
@@ -124,4 +125,48 @@ func TestUnlinkIdentity(t *testing.T) {
 	if n := e.count("select count(*) from auth.identities"); n != 2 {
 		t.Fatalf("%d identities left, want 2 (one per user)", n)
 	}
+}
+
+// Issue 32: the nonce is compared before any hashing (a wrong nonce with the current
+// password is refused as a wrong nonce, not judged "same password" by a bcrypt), every
+// wrong nonce counts, and the fifth voids it: the right one no longer works.
+func TestReauthenticationNonceGuessing(t *testing.T) {
+	e := start(t, func(c *config.Config) { c.SecurePasswordChange = true })
+	const addr = "ghicit@example.ro"
+	e.signupConfirmed(addr, "parola-veche")
+	access := e.signIn(addr, "parola-veche").body["access_token"].(string)
+	e.exec("update auth.sessions set created_at = now() - interval '25 hours' where user_id = (select id from auth.users where email = $1)", addr)
+	if r := e.do("GET", "/auth/v1/reauthenticate", nil, access); r.status != 200 {
+		t.Fatalf("reauthenticate: %d %v", r.status, r.body)
+	}
+	nonce := e.nonce(addr, 1)
+	wrong := func(i int) string {
+		g := fmt.Sprintf("%06d", i)
+		if g == nonce {
+			g = fmt.Sprintf("%06d", i+500000)
+		}
+		return g
+	}
+	e.expectErr(e.do("PUT", "/auth/v1/user", map[string]any{"password": "parola-veche", "nonce": wrong(1)}, access), 422, "reauthentication_not_valid")
+	for i := 2; i <= 5; i++ {
+		e.expectErr(e.do("PUT", "/auth/v1/user", map[string]any{"password": "parola-noua", "nonce": wrong(i)}, access), 422, "reauthentication_not_valid")
+	}
+	e.expectErr(e.do("PUT", "/auth/v1/user", map[string]any{"password": "parola-noua", "nonce": nonce}, access), 422, "reauthentication_not_valid")
+	if r := e.signIn(addr, "parola-veche"); r.status != 200 {
+		t.Fatalf("the password changed after five wrong nonces: %d %v", r.status, r.body)
+	}
+}
+
+// PUT /user is limited per IP like GoTrue's User limiter (RATE_LIMIT_OTP per 5 minutes).
+func TestUpdateUserIsRateLimited(t *testing.T) {
+	e := start(t, func(c *config.Config) { c.RateLimitEnabled, c.RateLimitOTP = true, 3 })
+	const addr = "limita-put@example.ro"
+	e.signupConfirmed(addr, "parola-veche")
+	access := e.signIn(addr, "parola-veche").body["access_token"].(string)
+	for i := range 3 {
+		if r := e.do("PUT", "/auth/v1/user", map[string]any{"data": map[string]any{"n": i}}, access); r.status != 200 {
+			t.Fatalf("update %d: %d %v", i, r.status, r.body)
+		}
+	}
+	e.expectErr(e.do("PUT", "/auth/v1/user", map[string]any{"data": map[string]any{"n": 4}}, access), 429, "over_request_rate_limit")
 }

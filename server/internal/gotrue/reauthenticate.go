@@ -29,6 +29,9 @@ const (
 	reauthFrequency     = time.Minute    // GoTrue's SMTP_MAX_FREQUENCY default
 	reauthSessionMaxAge = 24 * time.Hour // sessions younger than this change the password without a nonce
 	invalidNonceMessage = "Nonce has expired or is invalid"
+	// Wrong nonces a user may send before the nonce is voided (a six-digit nonce guessed
+	// at 5 tries has a 1 in 200,000 chance).
+	reauthMaxFailures = 5
 )
 
 var (
@@ -91,20 +94,62 @@ func (s *Server) reauthenticate(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// reauthNeeded reports whether a password change in session sid needs the nonce.
+func (s *Server) reauthNeeded(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, sid pgtype.UUID) (bool, error) {
+	if !s.d.Config.SecurePasswordChange {
+		return false, nil
+	}
+	var created pgtype.Timestamptz
+	err := q.QueryRow(ctx, "select created_at from auth.sessions where id = $1", sid).Scan(&created)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return false, err
+	}
+	return !created.Valid || time.Since(created.Time) >= reauthSessionMaxAge, nil
+}
+
+// precheckReauthentication compares the nonce before the new password is hashed, counts
+// wrong ones and voids the nonce after reauthMaxFailures of them. The change itself
+// checks it again and uses it up (checkReauthentication).
+func (s *Server) precheckReauthentication(ctx context.Context, u dbsqlc.AuthUser, sid pgtype.UUID, nonce string) error {
+	if need, err := s.reauthNeeded(ctx, s.d.Owner, sid); err != nil || !need {
+		return err
+	}
+	if nonce == "" {
+		return errReauthNeeded
+	}
+	var stored string
+	var sent pgtype.Timestamptz
+	if err := s.d.Owner.QueryRow(ctx, `select coalesce(reauthentication_token, ''), reauthentication_sent_at from auth.users where id = $1`,
+		u.ID).Scan(&stored, &sent); err != nil {
+		return err
+	}
+	if stored == "" || !sent.Valid || time.Since(sent.Time) > reauthValidity {
+		return errReauthNotValid
+	}
+	if subtle.ConstantTimeCompare([]byte(stored), []byte(reauthHash(deref(u.Email), nonce))) == 1 {
+		return nil
+	}
+	key := "reauth-failures|" + uuidString(u.ID)
+	if !s.nonceFailures.allow(key, reauthMaxFailures, reauthValidity) || s.nonceFailures.exhausted(key) {
+		if _, err := s.d.Owner.Exec(ctx, `update auth.users set reauthentication_token = '', reauthentication_sent_at = null
+			where id = $1 and reauthentication_token = $2`, u.ID, stored); err != nil {
+			return err
+		}
+		if _, err := s.d.Owner.Exec(ctx, `delete from auth.one_time_tokens where user_id = $1 and token_type = 'reauthentication_token'`, u.ID); err != nil {
+			return err
+		}
+	}
+	return errReauthNotValid
+}
+
 // checkReauthentication is the SECURE_PASSWORD_CHANGE rule of a password change in
 // session sid: nothing for a session younger than a day, else a valid nonce, used up
 // here (in the caller's transaction, with the change).
 func (s *Server) checkReauthentication(ctx context.Context, tx pgx.Tx, u dbsqlc.AuthUser, sid pgtype.UUID, nonce string) error {
-	if !s.d.Config.SecurePasswordChange {
-		return nil
-	}
-	var created pgtype.Timestamptz
-	err := tx.QueryRow(ctx, "select created_at from auth.sessions where id = $1", sid).Scan(&created)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+	if need, err := s.reauthNeeded(ctx, tx, sid); err != nil || !need {
 		return err
-	}
-	if created.Valid && time.Since(created.Time) < reauthSessionMaxAge {
-		return nil
 	}
 	if nonce == "" {
 		return errReauthNeeded
@@ -122,6 +167,6 @@ func (s *Server) checkReauthentication(ctx context.Context, tx pgx.Tx, u dbsqlc.
 	if _, err := tx.Exec(ctx, `update auth.users set reauthentication_token = '', reauthentication_sent_at = null where id = $1`, u.ID); err != nil {
 		return err
 	}
-	_, err = tx.Exec(ctx, `delete from auth.one_time_tokens where user_id = $1 and token_type = 'reauthentication_token'`, u.ID)
+	_, err := tx.Exec(ctx, `delete from auth.one_time_tokens where user_id = $1 and token_type = 'reauthentication_token'`, u.ID)
 	return err
 }

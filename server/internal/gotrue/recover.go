@@ -13,6 +13,7 @@ func (s *Server) recover(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	s.bindRecoveryFlow(w, p.CodeChallenge) // flowbinding.go
 	return s.mailLink(w, p, linkJob{kind: linkRecovery, redirect: redirect})
 }
 

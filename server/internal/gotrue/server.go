@@ -30,9 +30,12 @@ type Server struct {
 	mailer mail.Sender
 	outbox *mail.Outbox // non-nil only in development without SMTP
 	limits *limiter
-	users  *userBatcher // GET /user lookups, several per statement under load
-	links  chan linkJob // links to store and mail after the answer (links.go)
-	stop   context.CancelFunc
+	// nonceFailures counts wrong reauthentication nonces per user, whatever
+	// RATE_LIMIT_ENABLED says: it voids a nonce, it does not throttle a client.
+	nonceFailures *limiter
+	users         *userBatcher // GET /user lookups, several per statement under load
+	links         chan linkJob // links to store and mail after the answer (links.go)
+	stop          context.CancelFunc
 	// workers are the link mailers; Close waits for them.
 	workers sync.WaitGroup
 	// BcryptCost is GoTrue's default; lowered only by tests that hash a lot.
@@ -42,7 +45,7 @@ type Server struct {
 
 // New builds the service.
 func New(ctx context.Context, d deps.Deps) (*Server, error) {
-	s := &Server{d: d, q: dbsqlc.New(d.Owner), limits: newLimiter(d.Config.RateLimitEnabled), BcryptCost: 10, hashing: processHashing()}
+	s := &Server{d: d, q: dbsqlc.New(d.Owner), limits: newLimiter(d.Config.RateLimitEnabled), nonceFailures: newLimiter(true), BcryptCost: 10, hashing: processHashing()}
 	c := d.Config
 	switch {
 	case c.SMTPHost != "":
@@ -83,7 +86,7 @@ func (s *Server) Routes(mux *http.ServeMux) {
 	mux.Handle("POST /auth/v1/token", h(s.token))
 	mux.Handle("POST /auth/v1/logout", h(s.logout))
 	mux.Handle("GET /auth/v1/user", h(s.getUser))
-	mux.Handle("PUT /auth/v1/user", h(s.putUser))
+	mux.Handle("PUT /auth/v1/user", h(s.limit("user", s.putUser))) // GoTrue's User limiter
 	mux.Handle("GET /auth/v1/reauthenticate", h(s.reauthenticate))
 	mux.Handle("DELETE /auth/v1/user/identities/{id}", h(s.unlinkIdentity))
 	mux.Handle("POST /auth/v1/recover", h(s.limit("recover", s.recover)))
@@ -285,6 +288,8 @@ func (s *Server) allowIP(family string, r *http.Request) bool {
 		n, per = c.RateLimitSignIn, 5*time.Minute
 	case "recover", "otp":
 		n, per = c.RateLimitEmail, time.Hour
+	case "user":
+		n, per = c.RateLimitOTP, 5*time.Minute
 	}
 	return s.limits.allow(family+"|"+httpx.ClientIP(r, c.TrustedProxies), n, per)
 }

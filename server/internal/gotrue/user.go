@@ -104,6 +104,10 @@ func (s *Server) putUser(w http.ResponseWriter, r *http.Request) error {
 		return errf(422, "validation_failed", "Updating password of an anonymous user without an email or phone is not allowed")
 	}
 	if p.Password != nil {
+		// The nonce first: a wrong guess costs no bcrypt and counts against the nonce.
+		if err := s.precheckReauthentication(ctx, u, sid, p.Nonce); err != nil {
+			return err
+		}
 		if same, err := s.passwordMatches(ctx, []byte(deref(u.EncryptedPassword)), *p.Password); err != nil {
 			return err
 		} else if same {

@@ -42,6 +42,16 @@ func (s *Server) verifyGet(w http.ResponseWriter, r *http.Request) error {
 	}
 	u := link.user
 	fs, err := s.q.FlowStateByUser(ctx, dbsqlc.FlowStateByUserParams{UserID: u.ID, AuthMethod: link.kind.flow, CreatedAt: pgtype.Timestamptz{Time: link.created, Valid: true}})
+	if err == nil && link.kind.flow == amrRecovery && !s.recoveryFlowFromHere(r, fs.CodeChallenge) {
+		// Requested from another browser (flowbinding.go): the flow goes with the token.
+		if _, err := s.d.Owner.Exec(ctx, "delete from auth.flow_state where id = $1", fs.ID); err != nil {
+			return err
+		}
+		frag := url.Values{"error": {"access_denied"}, "error_code": {"flow_state_not_found"},
+			"error_description": {"This password reset was requested from another browser: request a new one here"}}
+		http.Redirect(w, r, redirect+"#"+frag.Encode(), http.StatusSeeOther)
+		return nil
+	}
 	if err == nil {
 		if err := s.q.FlowStateIssue(ctx, fs.ID); err != nil {
 			return err

@@ -259,7 +259,9 @@ func fromPG(err error, authenticated bool) error {
 		return raisedError(pg)
 	}
 	e := &Error{Code: pg.Code, Message: pg.Message}
-	if pg.Detail != "" {
+	// A constraint violation's "Failing row contains (…)" echoes every column of the row,
+	// those the caller may not read included: the message names the constraint already.
+	if pg.Detail != "" && !(strings.HasPrefix(pg.Code, "23") && strings.HasPrefix(pg.Detail, "Failing row contains")) {
 		e.Details = pg.Detail
 	}
 	if pg.Hint != "" {

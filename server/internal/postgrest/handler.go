@@ -93,6 +93,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// The client's address as this server resolved it (TRUSTED_PROXIES), in the header a
+	// gateway such as Supabase's sets: request.headers->>'x-real-ip' for per-client limits
+	// in SQL. A client's own X-Real-IP is overwritten, never believed.
+	req.Headers["x-real-ip"] = httpx.ClientIP(r, s.d.Config.TrustedProxies)
 	if req.Target.Kind == TargetRoot {
 		httpx.WriteJSON(w, 200, map[string]any{"swagger": "2.0", "info": map[string]string{"title": "Casus data API"}})
 		return nil

@@ -322,3 +322,19 @@ func apiBackendMemory(t *testing.T, e *env) int64 {
 	}
 	return total
 }
+
+// Issue 32: a not-found raised by an RPC is 404 (PT404, as PostgREST maps it), a select= of
+// thousands of columns is a 400 before PostgreSQL's 500 (54011), and a CHECK violation
+// does not echo the row back ("Failing row contains …").
+func TestErrorsOfIssue32(t *testing.T) {
+	e := setup(t)
+	a := e.token("authenticated", userA)
+	cols := strings.TrimSuffix(strings.Repeat("id,", 5000), ",")
+	e.expectErr(e.do("GET", "cases?select="+cols, a, nil), 400, "PGRST100")
+	body := e.expectErr(e.do("POST", "case_submissions", a, map[string]any{"case_id": "11111111-1111-4111-8111-111111111111",
+		"submission_text": "text secret al studentului", "difficulty_rating": 2}), 400, "23514")
+	if d, _ := body["details"].(string); strings.Contains(d, "Failing row") || strings.Contains(d, "text secret") {
+		t.Fatalf("the CHECK violation echoes the row: %v", body)
+	}
+	e.expectErr(e.do("POST", "rpc/grile_exam_finish", a, map[string]any{"p_exam_id": "11111111-1111-4111-8111-111111111111"}), 404, "PT404")
+}

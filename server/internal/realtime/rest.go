@@ -6,6 +6,10 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
 
 	"casus/server/internal/authn"
 	"casus/server/internal/httpx"
@@ -41,7 +45,54 @@ func fieldError(field, msg string) *restError {
 	return &restError{http.StatusUnprocessableEntity, map[string]any{"errors": map[string][]string{field: {msg}}}}
 }
 
-var errUnauthorized = message(http.StatusUnauthorized, "Unauthorized")
+var (
+	errUnauthorized = message(http.StatusUnauthorized, "Unauthorized")
+	errTooMany      = message(http.StatusTooManyRequests, "Too many messages per second")
+)
+
+// senderBudgets gives every REST broadcast sender the budget a socket has
+// (REALTIME_MAX_EVENTS_PER_SECOND, bursts of ten seconds' worth): a signed-in user by
+// account, a caller with only a project key by address; the service role is the project
+// itself and is not limited. A batch spends one message per entry.
+type senderBudgets struct {
+	mu      sync.Mutex
+	perSec  float64
+	burst   int
+	budgets map[string]*rate.Limiter
+}
+
+func newSenderBudgets(perSec, burst float64) *senderBudgets {
+	return &senderBudgets{perSec: perSec, burst: max(int(burst), 1), budgets: map[string]*rate.Limiter{}}
+}
+
+func (b *senderBudgets) allow(key string, n int) bool {
+	b.mu.Lock()
+	l := b.budgets[key]
+	if l == nil {
+		if len(b.budgets) > 100_000 {
+			b.budgets = map[string]*rate.Limiter{} // bound memory under a flood of keys
+		}
+		l = rate.NewLimiter(rate.Limit(b.perSec), b.burst)
+		b.budgets[key] = l
+	}
+	b.mu.Unlock()
+	return l.AllowN(time.Now(), n)
+}
+
+// spend takes n messages from the sender's budget.
+func (s *Server) spend(r *http.Request, claims *authn.Claims, n int) error {
+	if claims.Role == authn.RoleServiceRole || s.limits.rest == nil {
+		return nil
+	}
+	key := "user:" + claims.Subject
+	if claims.Subject == "" {
+		key = "ip:" + httpx.ClientIP(r, s.d.Config.TrustedProxies)
+	}
+	if !s.limits.rest.allow(key, n) {
+		return errTooMany
+	}
+	return nil
+}
 
 // sender is the identity of a REST broadcast.
 func (s *Server) sender(r *http.Request) (*authn.Claims, error) {
@@ -87,6 +138,9 @@ func (s *Server) restBroadcast(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&body); err != nil || len(body.Messages) == 0 {
 		return fieldError("messages", "can't be blank")
+	}
+	if err := s.spend(r, claims, len(body.Messages)); err != nil {
+		return err
 	}
 	for _, m := range body.Messages {
 		if m.Topic == "" || m.Event == "" {
@@ -137,6 +191,9 @@ func (s *Server) restBroadcastOne(w http.ResponseWriter, r *http.Request) error 
 	topic, event := r.PathValue("topic"), r.PathValue("event")
 	if topic == "" || event == "" {
 		return fieldError("topic", "can't be blank")
+	}
+	if err := s.spend(r, claims, 1); err != nil {
+		return err
 	}
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	binary := false

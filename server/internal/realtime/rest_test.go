@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"casus/server/internal/config"
 	"casus/server/internal/testutil/testserver"
 )
 
@@ -90,5 +91,41 @@ func TestRESTBroadcastOneMessage(t *testing.T) {
 	}
 	if got := c.next("realtime:room:1", "broadcast", 3*time.Second); got["event"] != "after" {
 		t.Fatalf("room first heard %v after the refusals", got)
+	}
+}
+
+// Issue 32: REST broadcast has the socket's message budget per sender
+// (REALTIME_MAX_EVENTS_PER_SECOND, bursts of ten seconds' worth); the probe sent 20,000
+// messages in under a second. A batch spends one per message; the service role is not
+// limited.
+func TestRESTBroadcastIsRateLimited(t *testing.T) {
+	srv := testserver.Start(t, func(c *config.Config) { c.RealtimeMaxEventsPerSec = 1 })
+	a := token(t, srv, userA, time.Hour)
+	start, accepted := time.Now(), 0
+	for range 60 {
+		st, body := post(t, srv, single("room:1", "x"), "application/json", `{}`, a)
+		if st == http.StatusTooManyRequests {
+			if body["message"] != "Too many messages per second" {
+				t.Fatalf("429 body: %v", body)
+			}
+			break
+		}
+		if st != http.StatusAccepted {
+			t.Fatalf("message %d: %d %v", accepted, st, body)
+		}
+		accepted++
+	}
+	if limit := 10 + int(time.Since(start).Seconds()) + 1; accepted == 60 || accepted > limit {
+		t.Fatalf("a signed-in user sent %d messages (budget about %d)", accepted, limit)
+	}
+	// A batch larger than the budget is refused whole, for a sender that spent nothing.
+	batch := `{"messages":[` + strings.TrimSuffix(strings.Repeat(`{"topic":"room:1","event":"x","payload":{}},`, 11), ",") + `]}`
+	if st, body := post(t, srv, "/realtime/v1/api/broadcast", "application/json", batch, token(t, srv, userB, time.Hour)); st != http.StatusTooManyRequests {
+		t.Fatalf("a batch of 11: %d %v", st, body)
+	}
+	for i := range 30 {
+		if st, body := post(t, srv, single("room:1", "x"), "application/json", `{}`, srv.Deps.Keys.ServiceKey); st != http.StatusAccepted {
+			t.Fatalf("service role message %d: %d %v", i, st, body)
+		}
 	}
 }

@@ -62,8 +62,9 @@ const (
 type limits struct {
 	maxChannels  int
 	eventsPerSec float64
-	burst        float64 // ten seconds' worth: Supabase averages its rate over a window too
-	maxPayload   int     // bytes of a broadcast payload or a presence meta
+	burst        float64        // ten seconds' worth: Supabase averages its rate over a window too
+	maxPayload   int            // bytes of a broadcast payload or a presence meta
+	rest         *senderBudgets // REST broadcast: the same message budget per sender (rest.go)
 }
 
 func limitsFrom(c *config.Config) limits {
@@ -81,6 +82,7 @@ func limitsFrom(c *config.Config) limits {
 	l.eventsPerSec = float64(or(c.RealtimeMaxEventsPerSec, 100))
 	l.burst = 10 * l.eventsPerSec
 	l.maxPayload = or(c.RealtimeMaxPayloadKB, 256) << 10
+	l.rest = newSenderBudgets(l.eventsPerSec, l.burst)
 	return l
 }
 

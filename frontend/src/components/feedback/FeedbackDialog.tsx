@@ -29,10 +29,10 @@ export function FeedbackDialog({ open, onClose }: { open: boolean; onClose: () =
     setError(v);
     if (v) return;
     setBusy(true);
-    const ok = await sendFeedback(user?.id ?? null, email, body);
+    const failure = await sendFeedback(user?.id ?? null, email, body);
     setBusy(false);
-    if (!ok) {
-      setError('A apărut o eroare. Te rog încearcă din nou.');
+    if (failure) {
+      setError(failure);
       return;
     }
     setDone(true);

@@ -37,7 +37,8 @@ func Start(t testing.TB, tweak func(*config.Config)) *Server {
 		Env: "development", App: "study", Addr: ln.Addr().String(), DatabaseURLSet: true,
 		StateDir: t.TempDir(), SiteURL: base, JWTSecret: []byte(Secret), JWTExpiry: time.Hour,
 		SMTPPort: 25, SMTPSender: "Casus <no-reply@casus.test>",
-		RateLimitSignIn: 1000, RateLimitEmail: 1000, RateLimitVerify: 1000, RateLimitSignUp: 1000,
+		RateLimitSignIn: 1000, RateLimitEmail: 1000, RateLimitVerify: 1000, RateLimitSignUp: 1000, RateLimitOTP: 1000,
+		FeedbackPerIP: 1000, FeedbackTotal: 100000,
 		// Aggregates on: the data API's tests use them (DB_AGGREGATES_ENABLED is off by default).
 		DBAggregatesEnabled: true,
 		DBSchemas:           []string{"public"}, DBMaxRows: 1000, StatementTimeout: 8 * time.Second, MaxBodyBytes: 1 << 20,

@@ -18,10 +18,19 @@ export async function fetchUsers(): Promise<UserRow[]> {
   return data;
 }
 
-export async function fetchFeedback(): Promise<FeedbackRow[]> {
-  const { data, error } = await supabase().from('feedback').select('id, email, body, created_at').order('created_at', { ascending: false });
+// One page of feedback, newest first, and the total: the table stays usable however much
+// arrives.
+export const FEEDBACK_PAGE = 50;
+export async function fetchFeedback(page = 0): Promise<{ rows: FeedbackRow[]; total: number }> {
+  const from = page * FEEDBACK_PAGE;
+  const { data, error, count } = await supabase()
+    .from('feedback')
+    .select('id, email, body, created_at', { count: 'exact' })
+    .order('created_at', { ascending: false })
+    .order('id', { ascending: false })
+    .range(from, from + FEEDBACK_PAGE - 1);
   if (error) throw error;
-  return data;
+  return { rows: data, total: count ?? data.length };
 }
 
 export async function updateUserRole(userId: string, role: Role): Promise<void> {

@@ -3,14 +3,15 @@ import { useAuthStore, useIsAdmin } from '../../../lib/auth/store';
 import { toast } from '../../../components/ui/toast';
 import { ArrowRightIcon } from '../../../components/ui/icons';
 import { useAdminData } from '../hooks/useAdminData';
-import type { UserRow } from '../api/admin';
+import { FEEDBACK_PAGE, type UserRow } from '../api/admin';
 
 const ROLE_LABEL: Record<string, string> = { user: 'User', moderator: 'Moderator', admin: 'Admin' };
 
 export default function Admin() {
   const loading = useAuthStore((s) => s.loading);
   const isAdmin = useIsAdmin();
-  const { users, feedback, err, changeRole: saveRole } = useAdminData(isAdmin);
+  const { users, feedback, feedbackTotal, feedbackPage, setFeedbackPage, err, changeRole: saveRole } = useAdminData(isAdmin);
+  const feedbackPages = Math.max(1, Math.ceil(feedbackTotal / FEEDBACK_PAGE));
   if (loading) return null;
   if (!isAdmin) {
     return (
@@ -56,7 +57,7 @@ export default function Admin() {
         </table></div>
       </section>
       <section className="card">
-        <h2>User Feedback <span className="count">{feedback?.length ?? 0}</span></h2>
+        <h2>User Feedback <span className="count">{feedbackTotal}</span></h2>
         {feedback && feedback.length === 0 && <p className="muted">No feedback submitted yet</p>}
         <div className="table-wrap"><table className="card-table">
           {feedback && feedback.length > 0 && <thead><tr><th>Date</th><th>Email</th><th>Feedback</th></tr></thead>}
@@ -70,6 +71,13 @@ export default function Admin() {
             ))}
           </tbody>
         </table></div>
+        {feedbackPages > 1 && (
+          <nav className="pager" aria-label="Paginile feedback-ului">
+            <button type="button" disabled={feedbackPage === 0} onClick={() => setFeedbackPage(feedbackPage - 1)}>Mai noi</button>
+            <span>Pagina {feedbackPage + 1} din {feedbackPages}</span>
+            <button type="button" disabled={feedbackPage + 1 >= feedbackPages} onClick={() => setFeedbackPage(feedbackPage + 1)}>Mai vechi</button>
+          </nav>
+        )}
       </section>
       <div className="cards">
         {['Analytics', 'Case Management', 'System Settings'].map((t) => (

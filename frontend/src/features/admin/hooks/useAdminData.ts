@@ -6,20 +6,28 @@ import { fetchFeedback, fetchUsers, updateUserRole, watchAdminTables, type Feedb
 export function useAdminData(enabled: boolean) {
   const [users, setUsers] = useState<UserRow[] | null>(null);
   const [feedback, setFeedback] = useState<FeedbackRow[] | null>(null);
+  const [feedbackTotal, setFeedbackTotal] = useState(0);
+  const [feedbackPage, setFeedbackPage] = useState(0);
   const [err, setErr] = useState<string[]>([]);
   useEffect(() => {
     if (!enabled) return;
     const load = () => {
       fetchUsers().then(setUsers, () => setErr((e) => [...e, 'Failed to load users']));
-      fetchFeedback().then(setFeedback, () => setErr((e) => [...e, 'Failed to load feedback']));
+      fetchFeedback(feedbackPage).then(
+        (f) => {
+          setFeedback(f.rows);
+          setFeedbackTotal(f.total);
+        },
+        () => setErr((e) => [...e, 'Failed to load feedback']),
+      );
     };
     load();
     // Live: new feedback and sign-ups appear without a reload.
     return watchAdminTables(load);
-  }, [enabled]);
+  }, [enabled, feedbackPage]);
   const changeRole = async (u: UserRow, role: Role) => {
     await updateUserRole(u.id, role);
     setUsers((list) => list?.map((x) => (x.id === u.id ? { ...x, role, is_admin: role === 'admin' } : x)) ?? null);
   };
-  return { users, feedback, err, changeRole };
+  return { users, feedback, feedbackTotal, feedbackPage, setFeedbackPage, err, changeRole };
 }

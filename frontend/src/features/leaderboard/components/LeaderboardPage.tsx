@@ -32,7 +32,8 @@ export default function LeaderboardPage() {
         <h1>Clasament</h1>
         <p className="muted">
           10 puncte pentru fiecare caz rezolvat (primul punctaj peste 50 la un caz verificat) și 1 punct pentru fiecare grilă
-          rezolvată corect prima dată într-o simulare de examen încheiată. Săptămâna începe lunea la 00:00, ora României.
+          la care primul tău răspuns, dat într-o simulare de examen încheiată, este corect: o grilă exersată înainte sau
+          greșită o dată nu mai aduce puncte. Săptămâna începe lunea la 00:00, ora României.
         </p>
         <div className="board-controls">
           <Tabs label="Perioada" options={PERIODS} value={period} onChange={setPeriod} controls="clasament-continut" />
