@@ -7,7 +7,7 @@ FRONTEND := frontend
 NPM_CI = cd $(FRONTEND) && (test -d node_modules -a node_modules/.package-lock.json -nt package-lock.json || npm ci --no-audit --no-fund --loglevel=error)
 
 .PHONY: help run build build/server build/frontend seed migrate generate generate/sqlc generate/types \
-	verify/generated lint test test/setup test/go test/fuzz test/frontend test/contract test/core test/e2e bench load load/short db/reset
+	verify/generated lint test test/setup test/go test/fuzz test/frontend test/contract test/contract/cluster test/core test/e2e bench load load/short db/reset
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z/_-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 22
@@ -65,6 +65,9 @@ test/frontend: ## Vitest unit tests
 # The contract suite exercises aggregates, off by default as in PostgREST.
 test/contract: build/server ## supabase-js contract tests against a running server
 	@if [ -f $(FRONTEND)/package.json ]; then DB_AGGREGATES_ENABLED=true ./scripts/with-server.sh bash -c 'cd $(FRONTEND) && npm run test:contract --silent'; fi
+
+test/contract/cluster: build/server ## the contract tests through HAProxy in front of 3 instances on one database
+	@if [ -f $(FRONTEND)/package.json ]; then DB_AGGREGATES_ENABLED=true ./scripts/cluster.sh -n 3 bash -c 'cd $(FRONTEND) && npm run test:contract --silent'; fi
 
 test/core: build/server ## supabase-js against the core alone (CASUS_APP=none) on a fixture schema
 	@if [ -f $(FRONTEND)/package.json ]; then CASUS_APP=none WITH_SERVER_SCHEMAS=lib_extra ./scripts/with-server.sh bash -c 'cd $(FRONTEND) && npm run test:core --silent'; fi

@@ -5,6 +5,8 @@
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+# HAProxy in front of several instances (scripts/cluster.sh, WITH_SERVER_CLUSTER).
+command -v haproxy >/dev/null 2>&1 || need+=(haproxy)
 command -v psql >/dev/null 2>&1 || need+=(postgresql postgresql-contrib)
 fc-list 2>/dev/null | grep -qi dejavu || need+=(fonts-dejavu-core)
 if [ ${#need[@]} -gt 0 ]; then

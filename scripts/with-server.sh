@@ -7,6 +7,9 @@
 # The command sees CASUS_URL, ANON_KEY, SERVICE_ROLE_KEY, SMTP_SINK_URL, DATABASE_URL
 # (and FAKE_AI_URL when the fake AI runs). Exits with the command's status.
 #   scripts/with-server.sh npm --prefix frontend run test:contract
+# WITH_SERVER_CLUSTER=N (2 or more) starts N instances on the one database behind HAProxy
+# (scripts/haproxy-config.sh), and CASUS_URL is the proxy's; CASUS_PIDS lists the
+# instances' process ids (for fault tests: kill -9 one of them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -90,7 +93,18 @@ port() {
 smtp_port=$(port); taken="$taken$smtp_port "
 sink_port=$(port); taken="$taken$sink_port "
 app_port=$(port); taken="$taken$app_port "
-ai_port=$(port)
+ai_port=$(port); taken="$taken$ai_port "
+cluster=${WITH_SERVER_CLUSTER:-1}
+[[ $cluster =~ ^[1-9]$ ]] || { echo "with-server: WITH_SERVER_CLUSTER must be 1..9" >&2; exit 2; }
+instance_ports=("$app_port")
+if [ "$cluster" -gt 1 ]; then
+  command -v haproxy >/dev/null || { echo "with-server: WITH_SERVER_CLUSTER needs haproxy (scripts/install-test-deps.sh)" >&2; exit 2; }
+  instance_ports=()
+  for _ in $(seq 1 "$cluster"); do
+    p=$(port); taken="$taken$p "
+    instance_ports+=("$p")
+  done
+fi
 
 # wait_http URL PID [HEADER]: until URL answers 2xx, or fail if PID died.
 wait_http() {
@@ -127,6 +141,7 @@ export ANON_KEY SERVICE_ROLE_KEY
 # Rate limits stay on but high: contract and browser tests sign in often from one IP.
 # The auth features GoTrue ships off (anonymous sign-ins, reauthentication for a password
 # change, unlinking identities) are on, so the contract tests reach them; the Go tests
+<<<<<<< HEAD
 # cover them off.
 env DATABASE_URL="$dburl" DB_SCHEMAS="$schemas" CASUS_ADDR="127.0.0.1:$app_port" SITE_URL="http://127.0.0.1:$app_port" \
   SMTP_HOST=127.0.0.1 SMTP_PORT="$smtp_port" SMTP_USER= SMTP_PASS= SMTP_SENDER="Casus <no-reply@casus.test>" \
@@ -143,7 +158,54 @@ if ! wait_http "http://127.0.0.1:$app_port/auth/v1/health" "$server_pid" "apikey
   echo "with-server: the server did not come up; its log:" >&2
   tail -80 "$state/server.log" >&2
   exit 1
+=======
+# cover them off. In a cluster every instance has the same settings and secret, and
+# believes the proxy's X-Forwarded-For.
+trusted=
+[ "$cluster" -gt 1 ] && trusted=127.0.0.1/32
+start_instance() { # PORT LOG [--seed]
+  local p=$1 log=$2
+  shift 2
+  env DATABASE_URL="$dburl" DB_SCHEMAS="$schemas" CASUS_ADDR="127.0.0.1:$p" SITE_URL="http://127.0.0.1:$app_port" \
+    SMTP_HOST=127.0.0.1 SMTP_PORT="$smtp_port" SMTP_USER= SMTP_PASS= SMTP_SENDER="Casus <no-reply@casus.test>" \
+    CASUS_STATE_DIR="$state" FRONTEND_DIR="$root/frontend/dist" CODES_DIR="$root/codes" MAILER_AUTOCONFIRM=false \
+    RATE_LIMIT_SIGNIN="${RATE_LIMIT_SIGNIN:-1000}" RATE_LIMIT_SIGNUP="${RATE_LIMIT_SIGNUP:-1000}" \
+    RATE_LIMIT_EMAIL_SENT="${RATE_LIMIT_EMAIL_SENT:-1000}" RATE_LIMIT_VERIFY="${RATE_LIMIT_VERIFY:-1000}" \
+    RATE_LIMIT_ANONYMOUS_USERS="${RATE_LIMIT_ANONYMOUS_USERS:-1000}" ANONYMOUS_USERS_ENABLED="${ANONYMOUS_USERS_ENABLED:-true}" \
+    SECURE_PASSWORD_CHANGE="${SECURE_PASSWORD_CHANGE:-true}" MANUAL_LINKING_ENABLED="${MANUAL_LINKING_ENABLED:-true}" \
+    TRUSTED_PROXIES="$trusted" "${ai_env[@]}" ./bin/casus serve "$@" >"$log" 2>&1 &
+  server_pid=$!
+  pids+=("$server_pid")
+  if ! wait_http "http://127.0.0.1:$p/auth/v1/health" "$server_pid" "apikey: $ANON_KEY"; then
+    echo "with-server: the server did not come up; its log:" >&2
+    tail -80 "$log" >&2
+    exit 1
+  fi
+}
+# The first instance migrates and seeds; the others start on the migrated database.
+logs=()
+instance_pids=()
+for i in "${!instance_ports[@]}"; do
+  seed=()
+  [ "$i" -eq 0 ] && seed=(--seed)
+  log="$state/server.log"
+  [ "$cluster" -gt 1 ] && log="$state/server$((i + 1)).log"
+  logs+=("$log")
+  start_instance "${instance_ports[$i]}" "$log" "${seed[@]}"
+  instance_pids+=("$server_pid")
+done
+if [ "$cluster" -gt 1 ]; then
+  ./scripts/haproxy-config.sh "$app_port" "$ANON_KEY" "${instance_ports[@]}" >"$state/haproxy.cfg"
+  haproxy -db -f "$state/haproxy.cfg" >"$state/haproxy.log" 2>&1 &
+  pids+=($!)
+  if ! wait_http "http://127.0.0.1:$app_port/auth/v1/health" "${pids[-1]}" "apikey: $ANON_KEY"; then
+    echo "with-server: haproxy did not come up; its log:" >&2
+    cat "$state/haproxy.log" >&2
+    exit 1
+  fi
+>>>>>>> scaleops
 fi
+export CASUS_PIDS="${instance_pids[*]}"
 
 export CASUS_URL="http://127.0.0.1:$app_port" SMTP_SINK_URL="http://127.0.0.1:$sink_port" DATABASE_URL="$dburl" DB_SCHEMAS="$schemas"
 
@@ -152,7 +214,9 @@ set +e
 status=$?
 set -e
 if [ $status -ne 0 ]; then
-  echo "--- server log (last 60 lines)" >&2
-  tail -60 "$state/server.log" >&2
+  for log in "${logs[@]}"; do
+    echo "--- $(basename "$log") (last 60 lines)" >&2
+    tail -60 "$log" >&2
+  done
 fi
 exit $status

@@ -5,6 +5,7 @@
 //	go run ./scripts/load                               200 students for 3 minutes on a private stack
 //	go run ./scripts/load -students 20 -duration 20s    the short run
 //	go run ./scripts/load -url http://127.0.0.1:8080 -anon-key … [-service-key …] [-pid N]
+//	go run ./scripts/load -cluster 3 [-kill-after 90s]  3 instances behind HAProxy; kill -9 one
 //
 // By default it starts its own stack like scripts/with-server.sh: a throwaway database on
 // the local PostgreSQL, the fake AI provider with a model's latency (casus fake-ai
@@ -45,6 +46,8 @@ func run() int {
 	anon := flag.String("anon-key", os.Getenv("ANON_KEY"), "with -url: the anon key")
 	service := flag.String("service-key", os.Getenv("SERVICE_ROLE_KEY"), "with -url: the service-role key, to confirm sign-ups when the server does not autoconfirm")
 	pid := flag.Int("pid", 0, "with -url: the server's process id, to sample its memory")
+	cluster := flag.Int("cluster", 1, "own stack: this many instances on the one database behind HAProxy (the students reach the proxy)")
+	killAfter := flag.Duration("kill-after", 0, "with -cluster: kill -9 the last instance this long after the stack is up (the accounts' unmeasured setup comes first; a fault: only requests in flight to it may fail)")
 	signUp := flag.Bool("signup", false, "students sign up during the run (measured) instead of having accounts made in an unmeasured setup")
 	flag.Parse()
 	if *ramp == 0 {
@@ -67,13 +70,30 @@ func run() int {
 	serverPID, dbName := *pid, ""
 	stackNote := "a running server at " + *base
 	if *base == "" {
-		st, err := startStack(ctx, *aiDelay, *aiStream)
+		if *cluster < 1 || *cluster > 9 || (*killAfter > 0 && *cluster < 2) {
+			return fail("-cluster must be 1..9, and -kill-after needs -cluster 2 or more")
+		}
+		st, err := startStack(ctx, *aiDelay, *aiStream, *cluster)
 		if err != nil {
 			return fail(err.Error())
 		}
 		defer st.stop()
 		cfg.URL, cfg.AnonKey, cfg.ServiceKey, serverPID, dbName = st.url, st.anonKey, st.serviceKey, st.pid, st.dbName
 		stackNote = fmt.Sprintf("a private stack (fake AI: %s per check/grade, %s between stream events)", *aiDelay, *aiStream)
+		if *cluster > 1 {
+			stackNote += fmt.Sprintf(", %d instances behind HAProxy (memory and server CPU: the first instance's)", *cluster)
+		}
+		if *killAfter > 0 {
+			victim := st.pids[len(st.pids)-1]
+			go func() {
+				select {
+				case <-time.After(*killAfter):
+					fmt.Printf("load: fault: kill -9 of instance %d (pid %d) at %s\n", len(st.pids), victim, *killAfter)
+					_ = syscall.Kill(victim, syscall.SIGKILL)
+				case <-ctx.Done():
+				}
+			}()
+		}
 	} else if *anon == "" {
 		return fail("-url needs -anon-key (or ANON_KEY)")
 	}

@@ -21,10 +21,11 @@ import (
 )
 
 // stack is a private Casus stack: a throwaway database, the fake AI provider and the
-// server, all on loopback.
+// server (or several instances behind HAProxy), all on loopback.
 type stack struct {
 	url, anonKey, serviceKey string
-	pid                      int
+	pid                      int   // the first instance's
+	pids                     []int // every instance's
 	dbName                   string
 	dir                      string
 	procs                    []*exec.Cmd
@@ -47,7 +48,7 @@ func freeAddr() (string, error) {
 	return ln.Addr().String(), nil
 }
 
-func startStack(ctx context.Context, aiDelay, aiStream time.Duration) (st *stack, err error) {
+func startStack(ctx context.Context, aiDelay, aiStream time.Duration, instances int) (st *stack, err error) {
 	st = &stack{dropDB: func() {}}
 	defer func() {
 		if err != nil {
@@ -122,38 +123,94 @@ func startStack(ctx context.Context, aiDelay, aiStream time.Duration) (st *stack
 		return nil, err
 	}
 	st.url = "http://" + addr
-	env := []string{"DATABASE_URL=" + dbURL, "CASUS_ADDR=" + addr, "SITE_URL=" + st.url, "JWT_SECRET=" + secret,
+	env := []string{"DATABASE_URL=" + dbURL, "SITE_URL=" + st.url, "JWT_SECRET=" + secret,
 		"CASUS_STATE_DIR=" + st.dir, "FRONTEND_DIR=" + st.dir, "MAILER_AUTOCONFIRM=true", "CASUS_ENV=development",
 		// Limits stay on, high enough for every student signing in from one address.
 		"RATE_LIMIT_SIGNIN=100000", "RATE_LIMIT_SIGNUP=100000", "RATE_LIMIT_VERIFY=100000", "RATE_LIMIT_EMAIL_SENT=100000",
 		"AI_PROVIDER=anthropic", "ANTHROPIC_API_KEY=fake-key", "ANTHROPIC_BASE_URL=http://" + aiAddr, "AI_MODEL=claude-test"}
-	fmt.Println("load: starting the server (migrate and seed) …")
-	srv, err := st.spawn(ctx, "server", bin, env, "serve", "--seed")
+	if instances == 1 {
+		fmt.Println("load: starting the server (migrate and seed) …")
+		srv, err := st.startInstance(ctx, "server", bin, addr, env, "--seed")
+		if err != nil {
+			return nil, err
+		}
+		st.pid, st.pids = srv, []int{srv}
+		return st, nil
+	}
+	// A cluster: the first instance migrates and seeds, the others start on the migrated
+	// database, all behind HAProxy (scripts/haproxy-config.sh) on st.url.
+	env = append(env, "TRUSTED_PROXIES=127.0.0.1/32")
+	ports := []string{}
+	for i := range instances {
+		a, err := freeAddr()
+		if err != nil {
+			return nil, err
+		}
+		_, port, _ := net.SplitHostPort(a)
+		ports = append(ports, port)
+		seed := []string{}
+		if i == 0 {
+			fmt.Printf("load: starting %d instances behind HAProxy (the first migrates and seeds) …\n", instances)
+			seed = []string{"--seed"}
+		}
+		pid, err := st.startInstance(ctx, fmt.Sprintf("server%d", i+1), bin, a, env, seed...)
+		if err != nil {
+			return nil, err
+		}
+		st.pids = append(st.pids, pid)
+	}
+	st.pid = st.pids[0]
+	_, front, _ := net.SplitHostPort(addr)
+	cfg, err := exec.CommandContext(ctx, "./scripts/haproxy-config.sh", append([]string{front, st.anonKey}, ports...)...).Output()
 	if err != nil {
+		return nil, fmt.Errorf("scripts/haproxy-config.sh: %w", err)
+	}
+	cfgPath := filepath.Join(st.dir, "haproxy.cfg")
+	if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
 		return nil, err
 	}
-	st.pid = srv.Process.Pid
+	proxy, err := st.spawn(ctx, "haproxy", "haproxy", nil, "-db", "-f", cfgPath)
+	if err != nil {
+		return nil, fmt.Errorf("haproxy (scripts/install-test-deps.sh installs it): %w", err)
+	}
+	if err := st.waitHealthy(ctx, st.url, proxy, "haproxy"); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// startInstance runs casus serve on addr and waits until it answers; it returns the pid.
+func (st *stack) startInstance(ctx context.Context, name, bin, addr string, env []string, flags ...string) (int, error) {
+	srv, err := st.spawn(ctx, name, bin, append(env, "CASUS_ADDR="+addr), append([]string{"serve"}, flags...)...)
+	if err != nil {
+		return 0, err
+	}
+	return srv.Process.Pid, st.waitHealthy(ctx, "http://"+addr, srv, name)
+}
+
+// waitHealthy waits until url answers /auth/v1/health, or fails when proc exits first.
+func (st *stack) waitHealthy(ctx context.Context, url string, proc *exec.Cmd, name string) error {
 	exited := make(chan struct{})
-	go func() { _ = srv.Wait(); close(exited) }()
+	go func() { _ = proc.Wait(); close(exited) }()
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
-		req, _ := http.NewRequestWithContext(ctx, "GET", st.url+"/auth/v1/health", nil)
+		req, _ := http.NewRequestWithContext(ctx, "GET", url+"/auth/v1/health", nil)
 		req.Header.Set("apikey", st.anonKey)
 		if res, err := http.DefaultClient.Do(req); err == nil {
 			res.Body.Close()
 			if res.StatusCode == 200 {
-				return st, nil
+				return nil
 			}
 		}
 		select {
 		case <-exited:
-			return nil, fmt.Errorf("the server exited; its log: %s", filepath.Join(st.dir, "server.log"))
+			return fmt.Errorf("%s exited; its log: %s", name, filepath.Join(st.dir, name+".log"))
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("the server did not come up; its log: %s", filepath.Join(st.dir, "server.log"))
+			return fmt.Errorf("%s did not come up; its log: %s", name, filepath.Join(st.dir, name+".log"))
 		}
 	}
 }

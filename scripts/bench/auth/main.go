@@ -1,7 +1,8 @@
 // Command auth benchmarks /auth/v1 on loopback against a casus server process, each
 // figure as a ratio to a baseline measured in the same run:
-//   - password sign-in throughput vs bcrypt comparisons per second at cost 10 (the
-//     ceiling: every sign-in is one bcrypt comparison);
+//   - password sign-in throughput vs bcrypt comparisons per second at cost 10 on every
+//     core (the ceiling: every sign-in is one bcrypt comparison), and GET /auth/v1/user's
+//     latency during a burst of sign-ins vs alone;
 //   - refresh-token rotation throughput;
 //   - GET /auth/v1/user throughput vs a raw pgx lookup of the same user and session at
 //     the same concurrency (32 workers on both sides, the server's pool size for the raw
@@ -18,7 +19,10 @@ import (
 	"fmt"
 	"log"
 	"net/http"
+	"runtime"
+	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -108,7 +112,7 @@ func main() {
 
 	const conc = 32
 	if run("signin") {
-		signIn(c, srv.URL, hdr)
+		signIn(c, srv.URL, hdr, sessions)
 	}
 	if run("refresh") {
 		refreshes(c, srv.URL, hdr, sessions[:conc])
@@ -121,20 +125,87 @@ func main() {
 type session struct{ access, refresh, id string }
 
 // signIn compares password sign-ins with bcrypt comparisons at cost 10, as many workers
-// as sign-ins.
-func signIn(c *http.Client, base string, hdr map[string]string) {
+// as sign-ins: the baseline is the machine's bcrypt limit (every core comparing, in this
+// process). Then it checks that a burst of sign-ins leaves other requests their latency:
+// GET /auth/v1/user answered alone, and again while the sign-in workers keep every
+// hashing slot busy.
+func signIn(c *http.Client, base string, hdr map[string]string, sessions []session) {
 	hash, _ := bcrypt.GenerateFromPassword([]byte("parola-bench"), 10)
 	const signConc = 8
-	bcryptRate, signRate, _, signLat, signErr := paired(signConc, signInRounds, 2*time.Second,
-		func(int) error { return bcrypt.CompareHashAndPassword(hash, []byte("parola-bench")) },
-		func(w int) error {
-			body, _ := json.Marshal(map[string]string{"email": fmt.Sprintf("bench%d@example.ro", w), "password": "parola-bench"})
-			_, err := benchutil.Do(c, "POST", base+"/auth/v1/token?grant_type=password", body, hdr)
-			return err
-		})
-	fmt.Printf("bcrypt cost 10 (baseline):  %7.1f comparisons/s  (%d workers)\n", bcryptRate, signConc)
+	login := func(w int) error {
+		body, _ := json.Marshal(map[string]string{"email": fmt.Sprintf("bench%d@example.ro", w), "password": "parola-bench"})
+		_, err := benchutil.Do(c, "POST", base+"/auth/v1/token?grant_type=password", body, hdr)
+		return err
+	}
+	compare := func(int) error { return bcrypt.CompareHashAndPassword(hash, []byte("parola-bench")) }
+	// The same comparisons on threads at the server's hashing priority (nice +10): on a
+	// machine shared with other work, that is the share the server's threads can get.
+	var lowered [signConc]bool
+	compareLow := func(w int) error {
+		if !lowered[w] {
+			runtime.LockOSThread() // never unlocked: the worker's thread keeps the priority
+			tid := syscall.Gettid()
+			if cur, err := syscall.Getpriority(syscall.PRIO_PROCESS, tid); err == nil {
+				_ = syscall.Setpriority(syscall.PRIO_PROCESS, tid, min(19, 20-cur+10))
+			}
+			lowered[w] = true
+		}
+		return compare(w)
+	}
+	var bcryptRate, lowRate, signRate float64
+	var signLat []time.Duration
+	var signErr int64
+	for range signInRounds {
+		r, _, _ := benchutil.Run(signConc, 2*time.Second, compare)
+		bcryptRate += r / signInRounds
+		r, l, e := benchutil.Run(signConc, 2*time.Second, login)
+		signRate += r / signInRounds
+		signLat, signErr = append(signLat, l...), signErr+e
+		r, _, _ = benchutil.Run(signConc, 2*time.Second, compareLow)
+		lowRate += r / signInRounds
+	}
+	fmt.Printf("bcrypt cost 10 (baseline):  %7.1f comparisons/s  (%d workers, every core)\n", bcryptRate, signConc)
+	fmt.Printf("  the same at nice +10:     %7.1f comparisons/s  (the server's hashing priority)\n", lowRate)
 	fmt.Printf("password sign-in:           %7.1f sign-ins/s     p50 %s p99 %s, errors %d\n", signRate, benchutil.MS(benchutil.Percentile(signLat, 50)), benchutil.MS(benchutil.Percentile(signLat, 99)), signErr)
-	fmt.Printf("ratio sign-in / bcrypt:     %7.2f   (target ≥ 0.9)\n\n", signRate/bcryptRate)
+	fmt.Printf("ratio sign-in / bcrypt:     %7.2f   (target ≥ 0.95; %.2f against bcrypt at nice +10)\n", signRate/bcryptRate, signRate/lowRate)
+
+	// The probe: two workers reading their user, as students' pages do between sign-ins.
+	const probeConc = 2
+	probe := func(w int) error {
+		h := map[string]string{"apikey": hdr["apikey"], "Authorization": "Bearer " + sessions[len(sessions)-1-w].access}
+		_, err := benchutil.Do(c, "GET", base+"/auth/v1/user", nil, h)
+		return err
+	}
+	var idleLat, busyLat []time.Duration
+	for range signInRounds {
+		_, l, _ := benchutil.Run(probeConc, 2*time.Second, probe)
+		idleLat = append(idleLat, l...)
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for w := range signConc {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+						_ = login(w)
+					}
+				}
+			}()
+		}
+		time.Sleep(300 * time.Millisecond) // let the sign-ins fill the hashing slots
+		_, l, _ = benchutil.Run(probeConc, 2*time.Second, probe)
+		busyLat = append(busyLat, l...)
+		close(stop)
+		wg.Wait()
+	}
+	idle99, busy99 := benchutil.Percentile(idleLat, 99), benchutil.Percentile(busyLat, 99)
+	fmt.Printf("GET /user alone:            p50 %s p99 %s  (%d workers)\n", benchutil.MS(benchutil.Percentile(idleLat, 50)), benchutil.MS(idle99), probeConc)
+	fmt.Printf("GET /user during sign-ins:  p50 %s p99 %s  (%d sign-in workers)\n", benchutil.MS(benchutil.Percentile(busyLat, 50)), benchutil.MS(busy99), signConc)
+	fmt.Printf("p99 during / alone:         %7.2f\n\n", float64(busy99)/float64(max(idle99, time.Microsecond)))
 }
 
 // refreshes measures refresh-token rotation: each worker rotates its own chain.

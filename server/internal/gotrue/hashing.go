@@ -11,26 +11,28 @@ import (
 
 // hashSlots bounds the bcrypt computations (hashing and comparing) running at once. One
 // costs ≈65 ms of CPU at GoTrue's cost 10 on the 2-core reference machine and never
-// yields, so a burst of sign-ups and sign-ins filled every Go processor (P) with them:
-// every other request (data API, realtime) waited for a P behind the whole burst, in
-// turns of Go's 10 ms preemption, and the load run's tree took seconds to load. Bounded,
-// extra sign-ins wait for a slot in line while other requests keep a processor. The cost
-// stays 10.
+// yields; extra sign-ins wait for a slot in line. The cost stays 10.
 //
-// Each slot computes on a thread of its own (hashThread) that the kernel schedules ahead
-// of the rest of the machine where it may.
+// There is a slot per core, so a burst of sign-ins can use the whole machine (the bcrypt
+// limit), and each slot computes on an OS thread of its own at a lower scheduling
+// priority (hashThread): the kernel runs a request's thread, or PostgreSQL's, ahead of a
+// computation whenever both want a core, so hashing takes only the CPU nothing else
+// wants. The threads must not take the Go processors (Ps) the requests need either: a
+// running computation holds a P, and with every P hashing the other requests would wait
+// for one in turns of Go's 10 ms preemption, whatever the kernel's priorities. So the
+// process gets a P per slot on top of its own (processHashing).
 type hashSlots struct {
 	slots   chan struct{}
 	work    chan func()  // to the hashing threads, one per slot
 	waiting atomic.Int64 // requests waiting for a slot (tests watch it)
 }
 
-// processHashing is shared by every Server of the process, as they share its processors.
-// It leaves one processor free of hashing when there are two or more: measured back to
-// back under the load run, the data API's median was several times lower with one slot
-// on two cores than with two (or unbounded).
+// processHashing is shared by every Server of the process, as they share its cores. The
+// cores are GOMAXPROCS as the process started (the machine's, or the operator's
+// GOMAXPROCS); hashing adds as many Ps.
 var processHashing = sync.OnceValue(func() *hashSlots {
-	n := max(1, runtime.GOMAXPROCS(0)-1)
+	n := runtime.GOMAXPROCS(0)
+	runtime.GOMAXPROCS(2 * n)
 	h := &hashSlots{slots: make(chan struct{}, n), work: make(chan func(), n)}
 	for range n {
 		go hashThread(h.work)
@@ -59,16 +61,15 @@ func (h *hashSlots) do(ctx context.Context, f func()) error {
 	return nil
 }
 
-// hashThread runs bcrypt computations on an OS thread it keeps for itself, at a raised
-// scheduling priority where the process may set one (raiseThreadPriority). A sign-in's
-// latency is one bcrypt's CPU time only while that computation gets a core: on a machine
-// whose cores the database and the other requests keep busy, the kernel's fair share
-// stretched the 62 ms computation to 100–300 ms (run-queue waits, measured per thread
-// in the load run). The thread is never unlocked, so no other goroutine inherits its
-// priority; the slots bound it to a share of the cores.
+// hashThread runs bcrypt computations on an OS thread it keeps for itself, at a lower
+// scheduling priority (lowerThreadPriority). Under the kernel's fair scheduler a thread
+// at nice 10 weighs about a ninth of one at 0: a request or a database backend that
+// wakes up preempts the computation and gets ≈90 % of a core they share, while an idle
+// core hashes at full speed. The thread is never unlocked, so no other goroutine
+// inherits its priority.
 func hashThread(work <-chan func()) {
 	runtime.LockOSThread()
-	raiseThreadPriority()
+	lowerThreadPriority()
 	for f := range work {
 		f()
 	}

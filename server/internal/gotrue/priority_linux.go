@@ -2,15 +2,20 @@ package gotrue
 
 import "syscall"
 
-// hashThreadNice is the hashing threads' nice value: under the kernel's fair scheduler a
-// thread at -10 weighs about nine times one at 0, so a runnable bcrypt computation gets
-// a core almost at once while it lasts.
-const hashThreadNice = -10
+// hashThreadNice is how much lower than the process the hashing threads run: at +10 a
+// thread weighs about a ninth of one at the process's priority under the kernel's fair
+// scheduler (and nice is capped at 19).
+const hashThreadNice = 10
 
-// raiseThreadPriority sets the calling OS thread's nice value to hashThreadNice. Linux
-// applies setpriority(PRIO_PROCESS, tid) to that one thread. Without CAP_SYS_NICE (an
-// unprivileged container) the call fails and the thread keeps the process's priority:
-// sign-ins are then as fast as the machine's fair share allows.
-func raiseThreadPriority() {
-	_ = syscall.Setpriority(syscall.PRIO_PROCESS, syscall.Gettid(), hashThreadNice)
+// lowerThreadPriority lowers the calling OS thread's priority by hashThreadNice. Linux
+// applies setpriority(PRIO_PROCESS, tid) to that one thread. Lowering needs no privilege,
+// so it works in an unprivileged container too.
+func lowerThreadPriority() {
+	tid := syscall.Gettid()
+	cur, err := syscall.Getpriority(syscall.PRIO_PROCESS, tid)
+	if err != nil {
+		return
+	}
+	// The raw getpriority syscall returns 20 - nice.
+	_ = syscall.Setpriority(syscall.PRIO_PROCESS, tid, min(19, 20-cur+hashThreadNice))
 }

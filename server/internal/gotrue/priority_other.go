@@ -2,6 +2,6 @@
 
 package gotrue
 
-// raiseThreadPriority leaves the thread's priority alone where threads cannot be given
+// lowerThreadPriority leaves the thread's priority alone where threads cannot be given
 // one of their own.
-func raiseThreadPriority() {}
+func lowerThreadPriority() {}

@@ -14,13 +14,12 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"casus/server/internal/authn"
 	"casus/server/internal/db/dbsqlc"
 	"casus/server/internal/deps"
 	"casus/server/internal/httpx"
 	"casus/server/internal/mail"
+	"casus/server/internal/ratelimit"
 )
 
 // Server is the auth service.
@@ -29,10 +28,10 @@ type Server struct {
 	q      *dbsqlc.Queries
 	mailer mail.Sender
 	outbox *mail.Outbox // non-nil only in development without SMTP
-	limits *limiter
+	limits limiter
 	// nonceFailures counts wrong reauthentication nonces per user, whatever
 	// RATE_LIMIT_ENABLED says: it voids a nonce, it does not throttle a client.
-	nonceFailures *limiter
+	nonceFailures limiter
 	users         *userBatcher // GET /user lookups, several per statement under load
 	links         chan linkJob // links to store and mail after the answer (links.go)
 	stop          context.CancelFunc
@@ -45,7 +44,8 @@ type Server struct {
 
 // New builds the service.
 func New(ctx context.Context, d deps.Deps) (*Server, error) {
-	s := &Server{d: d, q: dbsqlc.New(d.Owner), limits: newLimiter(d.Config.RateLimitEnabled), nonceFailures: newLimiter(true), BcryptCost: 10, hashing: processHashing()}
+	s := &Server{d: d, q: dbsqlc.New(d.Owner), limits: limiter{ratelimit.New(d.Owner, d.Config.RateLimitEnabled, d.Log)},
+		nonceFailures: limiter{ratelimit.New(d.Owner, true, d.Log)}, BcryptCost: 10, hashing: processHashing()}
 	c := d.Config
 	switch {
 	case c.SMTPHost != "":
@@ -64,6 +64,11 @@ func New(ctx context.Context, d deps.Deps) (*Server, error) {
 		s.workers.Add(1)
 		go s.linkWorker(ctx)
 	}
+	s.workers.Add(1)
+	go func() {
+		defer s.workers.Done()
+		s.limits.Run(ctx, time.Minute)
+	}()
 	return s, nil
 }
 
@@ -226,44 +231,15 @@ func (s *Server) redirectAllowed(raw string) bool {
 	return false
 }
 
-// limiter is a token bucket per key (GoTrue's per-IP and per-address limits).
-type limiter struct {
-	enabled bool
-	mu      sync.Mutex
-	buckets map[string]*rate.Limiter
-}
+// limiter is GoTrue's per-IP and per-address limits: token buckets kept in the database,
+// so every instance on it spends from the same bucket (ratelimit).
+type limiter struct{ *ratelimit.Limiter }
 
-func newLimiter(enabled bool) *limiter {
-	return &limiter{enabled: enabled, buckets: map[string]*rate.Limiter{}}
-}
-
-func (l *limiter) allow(key string, n int, per time.Duration) bool {
-	if !l.enabled || n <= 0 {
-		return true
-	}
-	l.mu.Lock()
-	b := l.buckets[key]
-	if b == nil {
-		if len(l.buckets) > 100_000 {
-			l.buckets = map[string]*rate.Limiter{} // bound memory under a flood of keys
-		}
-		b = rate.NewLimiter(rate.Every(per/time.Duration(n)), n)
-		l.buckets[key] = b
-	}
-	l.mu.Unlock()
-	return b.Allow()
-}
+// allow spends one request from key's bucket (n per `per`) and reports whether there was one.
+func (l limiter) allow(key string, n int, per time.Duration) bool { return l.Allow(key, n, per) }
 
 // exhausted reports whether the key's bucket is empty, without taking from it.
-func (l *limiter) exhausted(key string) bool {
-	if !l.enabled {
-		return false
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b := l.buckets[key]
-	return b != nil && b.Tokens() < 1
-}
+func (l limiter) exhausted(key string) bool { return l.Exhausted(key) }
 
 // limit applies the per-IP limit of an endpoint family.
 func (s *Server) limit(family string, next httpx.HandlerFunc) httpx.HandlerFunc {

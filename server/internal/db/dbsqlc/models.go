@@ -365,6 +365,15 @@ type CasusMetaMfaRequiredRole struct {
 	Role string `json:"role"`
 }
 
+type CasusMetaRateLimit struct {
+	Key       string             `json:"key"`
+	Tokens    float64            `json:"tokens"`
+	Capacity  int32              `json:"capacity"`
+	Refill    float64            `json:"refill"`
+	UpdatedAt pgtype.Timestamptz `json:"updated_at"`
+	FullAt    pgtype.Timestamptz `json:"full_at"`
+}
+
 type CasusMetaSeedState struct {
 	Key         string             `json:"key"`
 	ContentHash string             `json:"content_hash"`
