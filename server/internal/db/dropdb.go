@@ -28,4 +28,3 @@ func DropDatabase(ctx context.Context, c *pgx.Conn, name string) error {
 	}
 	return err
 }
-
