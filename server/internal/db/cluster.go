@@ -90,7 +90,10 @@ func StartPrivateCluster(ctx context.Context, log *slog.Logger, stateDir string)
 			return nil, fmt.Errorf("initdb: %w", err)
 		}
 	}
-	opts := fmt.Sprintf("-c listen_addresses='' -c unix_socket_directories='%s' -p %d", c.SocketDir, c.Port)
+	// Realtime reads changes by logical replication (one slot per database); a slot nobody
+	// reads may pin at most max_slot_wal_keep_size of WAL before PostgreSQL invalidates it.
+	opts := fmt.Sprintf("-c listen_addresses='' -c unix_socket_directories='%s' -p %d"+
+		" -c wal_level=logical -c max_replication_slots=16 -c max_wal_senders=16 -c max_slot_wal_keep_size=1GB", c.SocketDir, c.Port)
 	if err := c.run(ctx, "pg_ctl", "-D", c.DataDir, "-o", opts, "-l", filepath.Join(root, "server.log"), "-w", "start"); err != nil {
 		return nil, fmt.Errorf("pg_ctl start: %w (see %s)", err, filepath.Join(root, "server.log"))
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +21,9 @@ import (
 type Server struct {
 	URL  string // http://127.0.0.1:port
 	Deps deps.Deps
+	// Stop shuts the server down before the test ends (as its cleanup would), for tests
+	// of what the others do when one instance goes away. Calling it again does nothing.
+	Stop func()
 }
 
 // Secret is the JWT secret test servers use.
@@ -74,13 +78,17 @@ func Start(t testing.TB, tweak func(*config.Config)) *Server {
 	}
 	srv := app.NewHTTPServer(ctx, cfg, h)
 	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() {
-		cancel()
-		sctx, c := context.WithTimeout(context.Background(), 5*time.Second)
-		defer c()
-		_ = srv.Shutdown(sctx)
-		closeServices()
-		stop()
-	})
-	return &Server{URL: base, Deps: d}
+	var once sync.Once
+	shutdown := func() {
+		once.Do(func() {
+			cancel()
+			sctx, c := context.WithTimeout(context.Background(), 5*time.Second)
+			defer c()
+			_ = srv.Shutdown(sctx)
+			closeServices()
+			stop()
+		})
+	}
+	t.Cleanup(shutdown)
+	return &Server{URL: base, Deps: d, Stop: shutdown}
 }
