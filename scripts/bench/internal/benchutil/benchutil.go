@@ -106,7 +106,9 @@ func StartServerBinary(ctx context.Context, bin, databaseURL string, extraEnv ..
 		return nil, err
 	}
 	s := &Server{URL: "http://" + addr, Cmd: cmd}
-	for i := 0; i < 200; i++ {
+	// Up to a minute: migrating, and creating the realtime slot (which waits for the
+	// transactions running on the cluster), may take a while on a busy machine.
+	for i := 0; i < 1200; i++ {
 		if res, err := http.Get(s.URL + "/config.json"); err == nil {
 			res.Body.Close()
 			return s, nil
