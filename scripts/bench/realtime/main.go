@@ -146,6 +146,11 @@ func main() {
 	fmt.Printf("\n-- postgres_changes delivery with two servers (%d clients split between them)\n", clients)
 	two.print("two servers", bP50, bP99)
 	if one.wrong > 0 || two.wrong > 0 || one.delivered < changes || two.delivered < changes {
+		// os.Exit skips deferred calls: stop the servers and drop the database first.
+		srv2.Stop()
+		srv.Stop()
+		owner.Close(ctx)
+		drop()
 		os.Exit(1)
 	}
 }
@@ -217,8 +222,8 @@ func deliveryRun(ctx context.Context, owner *pgx.Conn, conns []*client, owners [
 				return
 			}
 			var m []json.RawMessage
-			if json.Unmarshal(data, &m) != nil || len(m) != 5 {
-				return
+			if json.Unmarshal(data, &m) != nil || len(m) != 5 || string(m[3]) != `"postgres_changes"` {
+				return // the join's system message names the extension too
 			}
 			var p struct {
 				Data struct {

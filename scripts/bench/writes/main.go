@@ -30,20 +30,27 @@ func main() {
 	seconds := flag.Int("seconds", 10, "seconds per pgbench run")
 	rounds := flag.Int("rounds", 3, "runs per table, alternated")
 	flag.Parse()
+	if err := run(*clients, *seconds, *rounds); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// run measures; its deferred calls stop the server and drop the database on every path.
+func run(clients, seconds, rounds int) error {
 	ctx := context.Background()
 	dbURL, drop, err := benchutil.TempDatabase(ctx, "casus_bench_writes")
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	defer drop()
 	srv, err := benchutil.StartServer(ctx, dbURL)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	defer srv.Stop()
 	owner, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	defer owner.Close(ctx)
 	if _, err := owner.Exec(ctx, `
@@ -51,7 +58,7 @@ func main() {
 		create table public.bench_plain (id bigserial primary key, owner uuid not null, body text not null);
 		alter publication supabase_realtime add table public.bench_pub;
 		select realtime.sync_triggers();`); err != nil {
-		log.Fatal(err)
+		return err
 	}
 	// The server streams the slot before the first run.
 	for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
@@ -61,28 +68,31 @@ func main() {
 			break
 		}
 		if time.Since(start) > 20*time.Second {
-			log.Fatal("the server never streamed the slot (wal_level = logical?)")
+			return fmt.Errorf("the server never streamed the slot (wal_level = logical?)")
 		}
 	}
 	dir, err := os.MkdirTemp("", "casus-bench-writes-")
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	defer os.RemoveAll(dir)
-	script := func(table string) string {
+	scripts := map[string]string{}
+	for _, table := range []string{"bench_plain", "bench_pub"} {
 		p := dir + "/" + table + ".sql"
 		if err := os.WriteFile(p, []byte("insert into public."+table+" (owner, body) values (gen_random_uuid(), 'note');\n"), 0o644); err != nil {
-			log.Fatal(err)
+			return err
 		}
-		return p
+		scripts[table] = p
 	}
-	scripts := map[string]string{"bench_plain": script("bench_plain"), "bench_pub": script("bench_pub")}
 	tps := map[string][]float64{}
 	fmt.Printf("writes benchmark: pgbench -c %d -T %d single-row inserts, %d rounds, casus reading the slot (pid %d)\n",
-		*clients, *seconds, *rounds, srv.Cmd.Process.Pid)
-	for r := 0; r < *rounds; r++ {
+		clients, seconds, rounds, srv.Cmd.Process.Pid)
+	for r := 0; r < rounds; r++ {
 		for _, table := range []string{"bench_plain", "bench_pub"} {
-			v := pgbench(dbURL, scripts[table], *clients, *seconds)
+			v, err := pgbench(dbURL, scripts[table], clients, seconds)
+			if err != nil {
+				return err
+			}
 			tps[table] = append(tps[table], v)
 			fmt.Printf("round %d  %-12s %8.0f tps\n", r+1, table, v)
 		}
@@ -94,23 +104,24 @@ func main() {
 	fmt.Printf("\nunpublished (median) %8.0f tps\npublished   (median) %8.0f tps\n", plain, pub)
 	fmt.Printf("ratio unpublished/published: %.2fx   (target ≤ 1.10x; the capture trigger cost 2.1x)\n", plain/pub)
 	fmt.Printf("slot behind the WAL at the end: %s\n", lag)
+	return nil
 }
 
 var tpsLine = regexp.MustCompile(`tps = ([0-9.]+)`)
 
-func pgbench(dbURL, script string, clients, seconds int) float64 {
+func pgbench(dbURL, script string, clients, seconds int) (float64, error) {
 	cmd := exec.Command("pgbench", "-n", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(clients),
 		"-T", strconv.Itoa(seconds), "-f", script, dbURL)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		log.Fatalf("pgbench: %v\n%s", err, out)
+		return 0, fmt.Errorf("pgbench: %v\n%s", err, out)
 	}
 	m := tpsLine.FindSubmatch(out)
 	if m == nil {
-		log.Fatalf("pgbench printed no tps:\n%s", out)
+		return 0, fmt.Errorf("pgbench printed no tps:\n%s", out)
 	}
 	v, _ := strconv.ParseFloat(string(m[1]), 64)
-	return v
+	return v, nil
 }
 
 func median(v []float64) float64 {

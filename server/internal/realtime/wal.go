@@ -33,6 +33,13 @@ const (
 	walStatusEvery = time.Second
 	// walPublications are the publications the slot streams.
 	walPublications = "supabase_realtime,supabase_realtime_messages_publication"
+	// walBatchDelay and walBatchRows bound how long, and for how many rows, committed
+	// transactions wait to be handed on together.
+	walBatchDelay = 20 * time.Millisecond
+	walBatchRows  = 2000
+	// walMaxTxnRows bounds the rows of one transaction that are delivered (and held in
+	// memory until its commit): a bulk load of a published table is not pushed row by row.
+	walMaxTxnRows = 20000
 	// walLockName names the advisory lock of the slot holder (advisory locks are per
 	// database, like the slot).
 	walLockName = "casus.realtime.slot"
@@ -273,7 +280,10 @@ func (w *walReader) stream(ctx context.Context, lockConn *pgx.Conn) error {
 		confirmed pglogrepl.LSN // handed on: safe to confirm
 		txn       *walTxn
 		pending   []*walTxn // committed, not yet handed on
-		nextStat  = time.Now().Add(walStatusEvery)
+		// pendingSince is when the first of pending committed; pendingRows their rows.
+		pendingSince time.Time
+		pendingRows  int
+		nextStat     = time.Now().Add(walStatusEvery)
 	)
 	handOn := func() error {
 		if len(pending) == 0 {
@@ -283,7 +293,7 @@ func (w *walReader) stream(ctx context.Context, lockConn *pgx.Conn) error {
 			return err
 		}
 		confirmed = pending[len(pending)-1].end
-		pending = pending[:0]
+		pending, pendingRows = pending[:0], 0
 		return nil
 	}
 	sendStatus := func() error {
@@ -305,9 +315,16 @@ func (w *walReader) stream(ctx context.Context, lockConn *pgx.Conn) error {
 			}
 		}
 		// A transaction committed is handed on once nothing else is already waiting to be
-		// read, so a burst of commits goes out together.
+		// read, so a burst of commits goes out together — but within walBatchDelay and
+		// walBatchRows, however steadily commits keep coming.
 		wait := time.Until(nextStat)
 		if len(pending) > 0 {
+			if time.Since(pendingSince) > walBatchDelay || pendingRows >= walBatchRows {
+				if err := handOn(); err != nil {
+					return err
+				}
+				continue
+			}
 			wait = time.Millisecond
 		}
 		rctx, cancel := context.WithTimeout(ctx, wait)
@@ -370,7 +387,15 @@ func (w *walReader) stream(ctx context.Context, lockConn *pgx.Conn) error {
 			case *pglogrepl.CommitMessage:
 				if txn != nil {
 					txn.end = m.TransactionEndLSN
+					if txn.skipped > 0 {
+						w.s.d.Log.Warn("realtime: a transaction changed more rows than are delivered; the rest were not sent",
+							"delivered", walMaxTxnRows, "skipped", txn.skipped)
+					}
+					if len(pending) == 0 {
+						pendingSince = time.Now()
+					}
 					pending = append(pending, txn)
+					pendingRows += len(txn.rows)
 				}
 				txn = nil
 			case *pglogrepl.InsertMessage:
@@ -390,6 +415,8 @@ type walTxn struct {
 	end    pglogrepl.LSN
 	commit time.Time
 	rows   []walRow
+	// skipped counts the rows past walMaxTxnRows, not delivered.
+	skipped int
 }
 
 type walRow struct {
@@ -400,6 +427,10 @@ type walRow struct {
 
 func (t *walTxn) add(rel *pglogrepl.RelationMessage, typ string, newTuple, oldTuple *pglogrepl.TupleData) {
 	if t == nil || rel == nil {
+		return
+	}
+	if len(t.rows) >= walMaxTxnRows {
+		t.skipped++
 		return
 	}
 	t.rows = append(t.rows, walRow{rel: rel, typ: typ, new: newTuple, old: oldTuple})
