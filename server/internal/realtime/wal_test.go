@@ -1,13 +1,21 @@
 package realtime_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"casus/server/internal/config"
+	"casus/server/internal/db"
 	"casus/server/internal/testutil/testserver"
 )
 
@@ -196,4 +204,56 @@ func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) 
 		}
 		time.Sleep(20 * time.Millisecond) // polling the condition
 	}
+}
+
+// On a PostgreSQL without wal_level=logical the server says so at start, in one line that
+// tells what to do, and still serves (broadcast and presence need no replication).
+func TestWALLevelNotLogicalSaidAtStart(t *testing.T) {
+	if _, err := db.FindPostgresBin(); err != nil {
+		t.Skip("this test needs the PostgreSQL server binaries (initdb, pg_ctl):", err)
+	}
+	dir := t.TempDir()
+	for _, d := range []string{dir, filepath.Dir(dir)} { // the postgres user must reach it
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	cluster, err := db.StartPrivateClusterWith(context.Background(), quiet, dir, map[string]string{"wal_level": "replica"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Stop)
+	if _, err := db.Migrate(context.Background(), cluster.URL("postgres"), true); err != nil {
+		t.Fatal(err)
+	}
+	var logs lockedBuffer
+	srv := testserver.StartLogging(t, func(c *config.Config) { c.DatabaseURL = cluster.URL("postgres") }, &logs)
+	want := "realtime: PostgreSQL has wal_level=replica, not logical: database changes and broadcasts from the database will not be delivered; " +
+		"run ALTER SYSTEM SET wal_level = logical and restart PostgreSQL"
+	if n := strings.Count(logs.String(), want); n != 1 {
+		t.Fatalf("the wal_level line appears %d times in the log:\n%s", n, logs.String())
+	}
+	c := dial(t, srv, "2.0.0")
+	if r := c.join("realtime:still-serving", map[string]any{}, ""); r["status"] != "ok" {
+		t.Fatalf("join: %v", r)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer the server's goroutines may write concurrently.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -4,6 +4,7 @@ package testserver
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -31,6 +32,12 @@ const Secret = "test-secret-that-is-at-least-32-bytes-long!!"
 
 // Start runs a server for the test; tweak adjusts the configuration before start.
 func Start(t testing.TB, tweak func(*config.Config)) *Server {
+	t.Helper()
+	return StartLogging(t, tweak, os.Stderr)
+}
+
+// StartLogging is Start with the server's log written to w (for tests of what it logs).
+func StartLogging(t testing.TB, tweak func(*config.Config), w io.Writer) *Server {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -63,7 +70,7 @@ func Start(t testing.TB, tweak func(*config.Config)) *Server {
 	if os.Getenv("CASUS_TEST_LOG") != "" {
 		level = slog.LevelDebug
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 	ctx, cancel := context.WithCancel(context.Background())
 	d, stop, err := app.Prepare(ctx, cfg, log, false)
 	if err != nil {
