@@ -87,5 +87,7 @@ load/short: ## the load run with 20 students for 20 s
 	$(GO) run ./scripts/load -students 20 -duration 20s
 
 db/reset: build/server ## drop and recreate the development database
+	@# Its realtime replication slot first (a database with a slot cannot be dropped); stop `make run` before.
+	psql "$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}" -c "select pg_drop_replication_slot(slot_name) from pg_replication_slots where database = 'casus' and not active"
 	psql "$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}" -c 'drop database if exists casus with (force)'
 	./$(BIN) migrate

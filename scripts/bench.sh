@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/ensure-postgres.sh
-all=(auth rest search ai realtime)
+all=(auth rest search ai realtime writes)
 sel=("$@")
 [ ${#sel[@]} -gt 0 ] || sel=("${all[@]}")
 for b in "${sel[@]}"; do

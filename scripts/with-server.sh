@@ -47,7 +47,14 @@ cleanup() {
   done
   wait 2>/dev/null || true
   if [ -n "$db_created" ]; then
-    psql "$admin" -qc "drop database if exists $db with (force)" >/dev/null 2>&1 || true
+    # The realtime server's replication slot first: a database with a slot cannot be
+    # dropped (its walsender ends with the server; retried while it exits).
+    for _ in $(seq 1 50); do
+      psql "$admin" -qAt -c "select pg_drop_replication_slot(slot_name) from pg_replication_slots where database = '$db' and not active" >/dev/null 2>&1 || true
+      psql "$admin" -qc "drop database if exists $db with (force)" >/dev/null 2>&1 && break
+      psql "$admin" -qAt -c "select pg_terminate_backend(active_pid) from pg_replication_slots where database = '$db' and active_pid is not null" >/dev/null 2>&1 || true
+      sleep 0.1
+    done
     # The server's login role for this database (db.LoginRole) is cluster-wide.
     psql "$admin" -qc "drop role if exists ${db}_authenticator" >/dev/null 2>&1 || true
   fi

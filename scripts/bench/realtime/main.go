@@ -2,7 +2,9 @@
 // loopback against a casus server process, and prints each figure as a ratio to a
 // baseline measured in the same run:
 //   - delivery latency of a row change to the one client allowed to see it (RLS and a
-//     filter per client), against a raw INSERT + LISTEN/NOTIFY round trip;
+//     filter per client), against a raw INSERT + LISTEN/NOTIFY round trip, with one server
+//     and then with two on the same database (clients split between them; one of the two
+//     reads the WAL and hands the changes to the other);
 //   - server memory per idle connection (RSS delta / connections), against the 64 kB target;
 //   - broadcast messages delivered per second between clients, against a bare
 //     gorilla/websocket fan-out server doing the same work in this process.
@@ -86,6 +88,90 @@ func main() {
 	rssBefore := srv.RSS()
 
 	// Connect everyone: each client subscribes to its own rows.
+	conns, owners := connectAll([]string{srv.URL})
+	time.Sleep(2 * time.Second)
+	rssAfter := srv.RSS()
+	perConn := float64(rssAfter-rssBefore) / clients
+
+	// Baseline: INSERT + NOTIFY seen by a LISTENing connection, no websocket, no RLS.
+	lis, _ := pgx.Connect(ctx, dbURL)
+	defer lis.Close(ctx)
+	lis.Exec(ctx, "listen bench_baseline")
+	var base []time.Duration
+	for i := 0; i < baselineRuns; i++ {
+		t0 := time.Now()
+		if _, err := owner.Exec(ctx, "with r as (insert into bench_plain (body) values ('x') returning id) select pg_notify('bench_baseline', id::text) from r"); err != nil {
+			log.Fatal(err)
+		}
+		if _, err := lis.WaitForNotification(ctx); err != nil {
+			log.Fatal(err)
+		}
+		base = append(base, time.Since(t0))
+	}
+
+	one := deliveryRun(ctx, owner, conns, owners)
+	bP50, bP99 := benchutil.Percentile(base, 50), benchutil.Percentile(base, 99)
+	fmt.Printf("\n-- postgres_changes delivery (%d changes at %d/s, each to 1 of %d clients)\n", changes, changeRate, clients)
+	fmt.Printf("baseline INSERT+NOTIFY:   p50 %s  p99 %s\n", benchutil.MS(bP50), benchutil.MS(bP99))
+	one.print("one server", bP50, bP99)
+	fmt.Printf("\n-- memory: server RSS %d MB → %d MB with %d idle subscribed connections\n", rssBefore>>20, rssAfter>>20, clients)
+	fmt.Printf("per connection: %.1f kB   (target < 64 kB: ratio %.2f)\n", perConn/1024, perConn/(64*1024))
+
+	// Broadcast: the same clients in rooms of 50; senders broadcast, everyone else receives.
+	for _, c := range conns {
+		c.onData.Store(nil)
+	}
+	rate := broadcastRun(conns, func(c *client, room string) error {
+		return c.join(room, map[string]any{"broadcast": map[string]any{"self": false}}, benchutil.Token("authenticated", uuid(), time.Hour))
+	})
+	for _, c := range conns {
+		c.ws.Close()
+	}
+	baseRate := bareBroadcast()
+
+	// Two servers on the database: the clients split between them.
+	srv2, err := benchutil.StartServer(ctx, dbURL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv2.Stop()
+	conns2, owners2 := connectAll([]string{srv.URL, srv2.URL})
+	two := deliveryRun(ctx, owner, conns2, owners2)
+	for _, c := range conns2 {
+		c.ws.Close()
+	}
+	fmt.Printf("\n-- broadcast: %d senders × %d messages into %d rooms of %d clients\n", senders, perSender, rooms, clients/rooms)
+	fmt.Printf("casus realtime:      %.0f messages/s delivered   (target ≥ 20,000: ratio %.2f)\n", rate, rate/20000)
+	fmt.Printf("bare websocket hub:  %.0f messages/s delivered   (ratio casus/bare %.2f)\n", baseRate, rate/baseRate)
+	fmt.Printf("\n-- postgres_changes delivery with two servers (%d clients split between them)\n", clients)
+	two.print("two servers", bP50, bP99)
+	if one.wrong > 0 || two.wrong > 0 || one.delivered < changes || two.delivered < changes {
+		// os.Exit skips deferred calls: stop the servers and drop the database first.
+		srv2.Stop()
+		srv.Stop()
+		owner.Close(ctx)
+		drop()
+		os.Exit(1)
+	}
+}
+
+type delivery struct {
+	delivered int
+	wrong     int64
+	twice     int64
+	p50, p99  time.Duration
+}
+
+func (d delivery) print(what string, bP50, bP99 time.Duration) {
+	fmt.Printf("%s: delivered %d/%d, to the wrong client: %d, twice: %d\n", what, d.delivered, changes, d.wrong, d.twice)
+	fmt.Printf("realtime delivery:        p50 %s  p99 %s   (target p99 < 150 ms)\n", benchutil.MS(d.p50), benchutil.MS(d.p99))
+	fmt.Printf("ratio realtime/baseline:  p50 %.1fx  p99 %.1fx;  p99 vs target: %.2f of 150 ms\n",
+		float64(d.p50)/float64(bP50), float64(d.p99)/float64(bP99), float64(d.p99)/float64(150*time.Millisecond))
+}
+
+// connectAll connects the clients, round-robin over the servers, each subscribed to its
+// own rows.
+func connectAll(urls []string) ([]*client, []string) {
 	owners := make([]string, clients)
 	conns := make([]*client, clients)
 	var wg sync.WaitGroup
@@ -95,7 +181,7 @@ func main() {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			c, err := dial(srv.URL)
+			c, err := dial(urls[i%len(urls)])
 			if err != nil {
 				errs <- err
 				return
@@ -118,40 +204,26 @@ func main() {
 	for err := range errs {
 		log.Fatal("connect: ", err)
 	}
-	time.Sleep(2 * time.Second)
-	rssAfter := srv.RSS()
-	perConn := float64(rssAfter-rssBefore) / clients
+	return conns, owners
+}
 
-	// Baseline: INSERT + NOTIFY seen by a LISTENing connection, no websocket, no RLS.
-	lis, _ := pgx.Connect(ctx, dbURL)
-	defer lis.Close(ctx)
-	lis.Exec(ctx, "listen bench_baseline")
-	var base []time.Duration
-	for i := 0; i < baselineRuns; i++ {
-		t0 := time.Now()
-		if _, err := owner.Exec(ctx, "with r as (insert into bench_plain (body) values ('x') returning id) select pg_notify('bench_baseline', id::text) from r"); err != nil {
-			log.Fatal(err)
-		}
-		if _, err := lis.WaitForNotification(ctx); err != nil {
-			log.Fatal(err)
-		}
-		base = append(base, time.Since(t0))
-	}
-
-	// Realtime: each change goes to exactly one client (filter + RLS).
+// deliveryRun inserts changes at changeRate, each for one client, and measures how long
+// each takes to reach it.
+func deliveryRun(ctx context.Context, owner *pgx.Conn, conns []*client, owners []string) delivery {
 	var mu sync.Mutex
 	sent := map[string]time.Time{}
+	seen := map[string]bool{}
 	var lat []time.Duration
-	var wrong atomic.Int64
+	var wrong, twice atomic.Int64
 	for i, c := range conns {
-		i, c := i, c
-		c.read(func(data []byte) {
+		i := i
+		fn := func(data []byte) {
 			if !bytes.Contains(data, []byte(`"postgres_changes"`)) {
 				return
 			}
 			var m []json.RawMessage
-			if json.Unmarshal(data, &m) != nil || len(m) != 5 {
-				return
+			if json.Unmarshal(data, &m) != nil || len(m) != 5 || string(m[3]) != `"postgres_changes"` {
+				return // the join's system message names the extension too
 			}
 			var p struct {
 				Data struct {
@@ -166,20 +238,25 @@ func main() {
 				wrong.Add(1)
 			}
 			mu.Lock()
-			if t0, ok := sent[p.Data.Record.Body]; ok {
+			if seen[p.Data.Record.Body] {
+				twice.Add(1)
+			} else if t0, ok := sent[p.Data.Record.Body]; ok {
+				seen[p.Data.Record.Body] = true
 				lat = append(lat, time.Since(t0))
 			}
 			mu.Unlock()
-		})
+		}
+		c.onData.Store(&fn)
 	}
+	run := uuid()[:8]
 	tick := time.NewTicker(time.Second / changeRate)
 	for n := 0; n < changes; n++ {
 		<-tick.C
-		body := fmt.Sprintf("c%d", n)
+		body := fmt.Sprintf("%s-c%d", run, n)
 		mu.Lock()
 		sent[body] = time.Now()
 		mu.Unlock()
-		if _, err := owner.Exec(ctx, "insert into bench_rt (owner, body) values ($1, $2)", owners[n%clients], body); err != nil {
+		if _, err := owner.Exec(ctx, "insert into bench_rt (owner, body) values ($1, $2)", owners[n%len(owners)], body); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -194,38 +271,14 @@ func main() {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	mu.Lock()
-	delivered := len(lat)
-	rtP50, rtP99 := benchutil.Percentile(lat, 50), benchutil.Percentile(lat, 99)
-	mu.Unlock()
-	bP50, bP99 := benchutil.Percentile(base, 50), benchutil.Percentile(base, 99)
-
-	fmt.Printf("\n-- postgres_changes delivery (%d changes at %d/s, each to 1 of %d clients)\n", changes, changeRate, clients)
-	fmt.Printf("delivered %d/%d, to the wrong client: %d\n", delivered, changes, wrong.Load())
-	fmt.Printf("baseline INSERT+NOTIFY:   p50 %s  p99 %s\n", benchutil.MS(bP50), benchutil.MS(bP99))
-	fmt.Printf("realtime delivery:        p50 %s  p99 %s   (target p99 < 250 ms)\n", benchutil.MS(rtP50), benchutil.MS(rtP99))
-	fmt.Printf("ratio realtime/baseline:  p50 %.1fx  p99 %.1fx;  p99 vs target: %.2f of 250 ms\n",
-		float64(rtP50)/float64(bP50), float64(rtP99)/float64(bP99), float64(rtP99)/float64(250*time.Millisecond))
-	fmt.Printf("\n-- memory: server RSS %d MB → %d MB with %d idle subscribed connections\n", rssBefore>>20, rssAfter>>20, clients)
-	fmt.Printf("per connection: %.1f kB   (target < 64 kB: ratio %.2f)\n", perConn/1024, perConn/(64*1024))
-
-	// Broadcast: the same clients in rooms of 50; senders broadcast, everyone else receives.
+	time.Sleep(200 * time.Millisecond) // late duplicates, if any
 	for _, c := range conns {
 		c.onData.Store(nil)
 	}
-	rate := broadcastRun(conns, func(c *client, room string) error {
-		return c.join(room, map[string]any{"broadcast": map[string]any{"self": false}}, benchutil.Token("authenticated", uuid(), time.Hour))
-	})
-	for _, c := range conns {
-		c.ws.Close()
-	}
-	baseRate := bareBroadcast()
-	fmt.Printf("\n-- broadcast: %d senders × %d messages into %d rooms of %d clients\n", senders, perSender, rooms, clients/rooms)
-	fmt.Printf("casus realtime:      %.0f messages/s delivered   (target ≥ 20,000: ratio %.2f)\n", rate, rate/20000)
-	fmt.Printf("bare websocket hub:  %.0f messages/s delivered   (ratio casus/bare %.2f)\n", baseRate, rate/baseRate)
-	if wrong.Load() > 0 {
-		os.Exit(1)
-	}
+	mu.Lock()
+	defer mu.Unlock()
+	return delivery{delivered: len(lat), wrong: wrong.Load(), twice: twice.Load(),
+		p50: benchutil.Percentile(lat, 50), p99: benchutil.Percentile(lat, 99)}
 }
 
 // broadcastRun joins rooms and measures delivered broadcasts per second.

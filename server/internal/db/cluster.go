@@ -55,6 +55,19 @@ func FindPostgresBin() (string, error) {
 
 // StartPrivateCluster initialises (once) and starts a cluster under stateDir/pg.
 func StartPrivateCluster(ctx context.Context, log *slog.Logger, stateDir string) (*PrivateCluster, error) {
+	return StartPrivateClusterWith(ctx, log, stateDir, nil)
+}
+
+// clusterSettings are the private cluster's settings beyond connections. Realtime reads
+// changes by logical replication (one slot per database); a slot nobody reads may pin at
+// most max_slot_wal_keep_size of WAL before PostgreSQL invalidates it.
+var clusterSettings = map[string]string{
+	"wal_level": "logical", "max_replication_slots": "16", "max_wal_senders": "16", "max_slot_wal_keep_size": "1GB",
+}
+
+// StartPrivateClusterWith is StartPrivateCluster with settings overriding clusterSettings
+// (tests use it to run a server without logical decoding).
+func StartPrivateClusterWith(ctx context.Context, log *slog.Logger, stateDir string, settings map[string]string) (*PrivateCluster, error) {
 	bin, err := FindPostgresBin()
 	if err != nil {
 		return nil, err
@@ -91,6 +104,18 @@ func StartPrivateCluster(ctx context.Context, log *slog.Logger, stateDir string)
 		}
 	}
 	opts := fmt.Sprintf("-c listen_addresses='' -c unix_socket_directories='%s' -p %d", c.SocketDir, c.Port)
+	names := make([]string, 0, len(clusterSettings))
+	for name := range clusterSettings {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		value := clusterSettings[name]
+		if v, ok := settings[name]; ok {
+			value = v
+		}
+		opts += fmt.Sprintf(" -c %s=%s", name, value)
+	}
 	if err := c.run(ctx, "pg_ctl", "-D", c.DataDir, "-o", opts, "-l", filepath.Join(root, "server.log"), "-w", "start"); err != nil {
 		return nil, fmt.Errorf("pg_ctl start: %w (see %s)", err, filepath.Join(root, "server.log"))
 	}

@@ -240,7 +240,8 @@ func (c *cluster) URL(database string) string {
 }
 
 func (c *cluster) start() {
-	opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -c unix_socket_directories=%s -c max_connections=60", c.port, c.sockDir)
+	// wal_level=logical: realtime reads changes by logical replication (pushes must resume).
+	opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -c unix_socket_directories=%s -c max_connections=60 -c wal_level=logical", c.port, c.sockDir)
 	if err := c.pgctl("-o", opts, "-l", filepath.Join(filepath.Dir(c.data), "postgres.log"), "-w", "-t", "60", "start"); err != nil {
 		c.t.Fatal(err)
 	}

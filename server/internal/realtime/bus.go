@@ -3,6 +3,7 @@ package realtime
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -27,13 +28,15 @@ const (
 )
 
 type envelope struct {
-	Origin string          `json:"o"`
-	Kind   string          `json:"k"`           // b: broadcast, x: binary broadcast, t: track, u: untrack, h: heartbeat, s: sync request
-	Topic  string          `json:"t,omitempty"` // a topic key (topicKey)
-	Key    string          `json:"y,omitempty"`
-	Ref    string          `json:"r,omitempty"`
-	Entry  *presenceEntry  `json:"e,omitempty"`
-	Body   json.RawMessage `json:"d,omitempty"`
+	Origin string `json:"o"`
+	// b: broadcast, x: binary broadcast, t: track, u: untrack, h: heartbeat, s: sync
+	// request, w: changes and messages read from the WAL, r: the sender streams the slot.
+	Kind  string          `json:"k"`
+	Topic string          `json:"t,omitempty"` // a topic key (topicKey)
+	Key   string          `json:"y,omitempty"`
+	Ref   string          `json:"r,omitempty"`
+	Entry *presenceEntry  `json:"e,omitempty"`
+	Body  json.RawMessage `json:"d,omitempty"`
 	// A binary broadcast (REST application/octet-stream): its event and bytes.
 	Event  string `json:"v,omitempty"`
 	Binary []byte `json:"x,omitempty"`
@@ -129,35 +132,55 @@ func (b *bus) flush() {
 func (b *bus) notify(batch []envelope) {
 	ctx, cancel := context.WithTimeout(b.s.ctx, 5*time.Second)
 	defer cancel()
+	if err := b.notifyNow(ctx, batch); err != nil && b.s.ctx.Err() == nil {
+		b.s.d.Log.Error("realtime bus: notify", "err", err)
+	}
+}
+
+// notifyNow sends envelopes in as few NOTIFYs as fit and returns once they are committed
+// (each is its own statement, so delivered at once).
+func (b *bus) notifyNow(ctx context.Context, batch []envelope) error {
 	var chunk []envelope
 	size := 0
-	emit := func() {
+	emit := func() error {
 		if len(chunk) == 0 {
-			return
+			return nil
 		}
 		body, _ := json.Marshal(notifyPayload{Envelopes: chunk})
+		chunk, size = nil, 0
 		if len(body) > notifyMaxBytes {
 			var id int64
 			if err := b.s.d.Owner.QueryRow(ctx, "insert into realtime.bus_messages (body) values ($1) returning id", body).Scan(&id); err != nil {
-				b.s.d.Log.Error("realtime bus: store", "err", err)
-				return
+				return fmt.Errorf("store: %w", err)
 			}
 			body, _ = json.Marshal(notifyPayload{StoredID: id})
 		}
-		if _, err := b.s.d.Owner.Exec(ctx, "select pg_notify($1, $2)", busChannel, string(body)); err != nil && b.s.ctx.Err() == nil {
-			b.s.d.Log.Error("realtime bus: notify", "err", err)
-		}
-		chunk, size = nil, 0
+		_, err := b.s.d.Owner.Exec(ctx, "select pg_notify($1, $2)", busChannel, string(body))
+		return err
 	}
 	for _, e := range batch {
 		n := len(e.Body) + len(e.Topic) + 128
 		if size+n > notifyMaxBytes {
-			emit()
+			if err := emit(); err != nil {
+				return err
+			}
 		}
 		chunk = append(chunk, e)
 		size += n
 	}
-	emit()
+	return emit()
+}
+
+// sendWAL hands a batch read from the WAL to the other instances, synchronously: the slot
+// position is confirmed only after this returns.
+func (b *bus) sendWAL(ctx context.Context, batch walBatch) error {
+	body, err := json.Marshal(batch)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return b.notifyNow(ctx, []envelope{{Origin: b.s.instance, Kind: "w", Body: body}})
 }
 
 // listen applies other instances' envelopes, reconnecting when the connection drops.
@@ -226,7 +249,18 @@ func (b *bus) receive(raw string) {
 			b.s.presence.apply(e.Topic, e.Key, e.Ref, e.Entry)
 		case "u":
 			b.s.presence.apply(e.Topic, e.Key, e.Ref, nil)
+		case "w":
+			var batch walBatch
+			if json.Unmarshal(e.Body, &batch) == nil {
+				b.s.wal.enqueue(batch)
+			}
+			b.s.wal.sawHolder()
+		case "r":
+			b.s.wal.sawHolder()
 		case "s":
+			if b.s.wal.streaming.Load() {
+				b.send(envelope{Kind: "r"})
+			}
 			b.s.presence.ownEntries(func(topic, key, ref string, entry presenceEntry) {
 				en := entry
 				b.send(envelope{Kind: "t", Topic: topic, Key: key, Ref: ref, Entry: &en})
@@ -246,6 +280,9 @@ func (b *bus) heartbeat() {
 			return
 		case <-t.C:
 			b.send(envelope{Kind: "h"})
+			if b.s.wal.streaming.Load() {
+				b.send(envelope{Kind: "r"})
+			}
 			b.s.presence.expire(presenceTimeout)
 			_, _ = b.s.d.Owner.Exec(b.s.ctx, "delete from realtime.bus_messages where created_at < now() - interval '1 minute'")
 		}

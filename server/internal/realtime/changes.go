@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -20,11 +19,10 @@ import (
 	"casus/server/internal/realtime/phoenix"
 )
 
-// The change feed: triggers on the tables of the supabase_realtime publication write
-// each change to realtime.changes and NOTIFY its id (see 009_realtime.sql). Going
-// through a table lets payloads of any size arrive, and lets every instance read every
-// change. Each change is delivered only to subscribers whose role and claims may SELECT
-// that row — checked with the same role and settings as the data API (db.SendAsRole).
+// The change feed: the changes of the tables of the supabase_realtime publication arrive
+// from the WAL (wal.go), on every instance. Each change is delivered only to subscribers
+// whose role and claims may SELECT that row — checked with the same role and settings as
+// the data API (db.SendAsRole).
 type changeFeed struct {
 	s          *Server
 	mu         sync.RWMutex
@@ -357,32 +355,22 @@ func drainBatches[T any](ctx context.Context, ch <-chan T, handle func([]T)) {
 	}
 }
 
+// change is one committed row change of a published table, its values as to_jsonb renders
+// them (see walvalues.go).
 type change struct {
-	ID        int64
-	Schema    string
-	Table     string
-	Type      string
-	Record    map[string]json.RawMessage
-	OldRecord map[string]json.RawMessage
-	Commit    time.Time
+	Schema    string                     `json:"s"`
+	Table     string                     `json:"t"`
+	Type      string                     `json:"y"`
+	Record    map[string]json.RawMessage `json:"r,omitempty"`
+	OldRecord map[string]json.RawMessage `json:"o,omitempty"`
+	Commit    time.Time                  `json:"c"`
 }
 
-// listen reads change ids from NOTIFY and hands them to the processor; a burst of
-// notifications is then fetched with one query. (Waiting on the connection with a short
-// timeout instead would make pgx close it.)
+// listen reloads the published tables when the publication changes
+// (realtime.sync_triggers notifies) and on NOTIFY pgrst. (Waiting on the connection with
+// a short timeout instead would make pgx close it.)
 func (f *changeFeed) listen() {
 	defer f.s.wg.Done()
-	ids := make(chan int64, 4096)
-	msgIDs := make(chan string, 4096)
-	f.s.wg.Add(2)
-	go func() {
-		defer f.s.wg.Done()
-		drainBatches(f.s.ctx, msgIDs, f.deliverMessages)
-	}()
-	go func() {
-		defer f.s.wg.Done()
-		drainBatches(f.s.ctx, ids, f.process)
-	}()
 	listening := f.s.listeningOnce()
 	for f.s.ctx.Err() == nil {
 		conn, err := pgx.Connect(f.s.ctx, f.s.d.DatabaseURL)
@@ -403,25 +391,9 @@ func (f *changeFeed) listen() {
 			if err != nil {
 				break
 			}
-			if n.Channel == "pgrst" || n.Payload == "reload" {
-				if n.Payload == "" || n.Payload == "reload schema" || n.Payload == "reload" {
-					if rerr := f.reload(f.s.ctx); rerr != nil && f.s.ctx.Err() == nil {
-						f.s.d.Log.Error("realtime: reload tables", "err", rerr)
-					}
-				}
-				continue
-			}
-			if id, ok := messageID(n.Payload); ok {
-				select {
-				case msgIDs <- id:
-				case <-f.s.ctx.Done():
-				}
-				continue
-			}
-			if id, perr := strconv.ParseInt(n.Payload, 10, 64); perr == nil {
-				select {
-				case ids <- id:
-				case <-f.s.ctx.Done():
+			if n.Payload == "" || n.Payload == "reload schema" || n.Payload == "reload" {
+				if rerr := f.reload(f.s.ctx); rerr != nil && f.s.ctx.Err() == nil {
+					f.s.d.Log.Error("realtime: reload tables", "err", rerr)
 				}
 			}
 		}
@@ -436,41 +408,6 @@ func (f *changeFeed) listen() {
 		case <-time.After(time.Second):
 		}
 	}
-}
-
-func (f *changeFeed) process(ids []int64) {
-	if len(ids) == 0 {
-		return
-	}
-	// Only the changes of tables somebody on this instance listens to are read: with no
-	// subscriber a write costs this instance nothing beyond its notification.
-	tables, everyTable := f.subscribedTables()
-	if !everyTable && len(tables) == 0 {
-		return
-	}
-	rows, err := f.s.d.Owner.Query(f.s.ctx, `select id, schema_name, table_name, type, record, old_record, commit_timestamp
-		from realtime.changes where id = any($1) and ($2 or table_name = any($3)) order by id`, ids, everyTable, tables)
-	if err != nil {
-		if f.s.ctx.Err() == nil {
-			f.s.d.Log.Error("realtime: read changes", "err", err)
-		}
-		return
-	}
-	var changes []change
-	for rows.Next() {
-		var c change
-		var rec, old []byte
-		if err := rows.Scan(&c.ID, &c.Schema, &c.Table, &c.Type, &rec, &old, &c.Commit); err != nil {
-			rows.Close()
-			f.s.d.Log.Error("realtime: read change", "err", err)
-			return
-		}
-		_ = json.Unmarshal(rec, &c.Record)
-		_ = json.Unmarshal(old, &c.OldRecord)
-		changes = append(changes, c)
-	}
-	rows.Close()
-	f.deliver(changes)
 }
 
 // visibilityChecks is how many row checks (canSee) of one batch of changes are in flight
@@ -576,8 +513,8 @@ func (f *changeFeed) deliver(changes []change) {
 func (f *changeFeed) tableOf(c change) *tableInfo {
 	ti := f.table(c.Schema, c.Table)
 	if ti == nil {
-		// Only a published table has the capture trigger: the cache is stale. One reload
-		// a second at most, however many such changes arrive.
+		// Only a published table's changes are streamed: the cache is stale. One reload a
+		// second at most, however many such changes arrive.
 		f.mu.RLock()
 		recent := time.Since(f.lastReload) < time.Second
 		f.mu.RUnlock()
@@ -886,7 +823,7 @@ func jsonText(raw json.RawMessage) (string, bool) {
 	return string(raw), true
 }
 
-// prune removes delivered changes after a grace period.
+// prune removes old broadcast messages.
 func (f *changeFeed) prune() {
 	defer f.s.wg.Done()
 	t := time.NewTicker(time.Minute)
@@ -896,7 +833,6 @@ func (f *changeFeed) prune() {
 		case <-f.s.ctx.Done():
 			return
 		case <-t.C:
-			_, _ = f.s.d.Owner.Exec(f.s.ctx, "delete from realtime.changes where commit_timestamp < now() - interval '5 minutes'")
 			// Broadcast messages are kept 72 hours for replay, as Supabase keeps them.
 			_, _ = f.s.d.Owner.Exec(f.s.ctx, "delete from realtime.messages where inserted_at < timezone('utc', now()) - interval '72 hours'")
 		}

@@ -73,6 +73,9 @@ type joinPayload struct {
 			Ack    bool            `json:"ack"`
 			Self   bool            `json:"self"`
 			Replay json.RawMessage `json:"replay"`
+			// ReplicationReady asks for a system message once changes are read from the
+			// WAL (true or "true", as Supabase's FlexibleBoolean takes it).
+			ReplicationReady json.RawMessage `json:"replication_ready"`
 		} `json:"broadcast"`
 		Presence struct {
 			Key     string `json:"key"`
@@ -216,6 +219,9 @@ func (c *conn) join(m phoenix.Message) {
 	if p.Config.Presence.Enabled && ch.readsPresence() {
 		c.push(phoenix.Push(ch.joinRef, ch.topic, "presence_state", c.s.presence.state(ch.key)))
 	}
+	if r := strings.Trim(string(p.Config.Broadcast.ReplicationReady), `"`); r == "true" {
+		go ch.notifyReplicationReady()
+	}
 	// Replayed messages follow the join reply, oldest first, marked as Supabase marks them.
 	for _, msg := range replayed {
 		if frame := msg.frame(c.vsn, ch.topic, map[string]any{"replayed": true, "id": msg.id}); frame != nil {
@@ -337,6 +343,40 @@ func (ch *channel) shutdown(message string) {
 	}))
 	ch.c.leave(ch)
 	ch.c.push(phoenix.Push(ch.joinRef, ch.topic, phoenix.EventClose, map[string]any{}))
+}
+
+// notifyReplicationReady tells a channel that opted in (config.broadcast.replication_ready)
+// when changes are read from the WAL, here or by the instance holding the slot — at once
+// when they already are — or closes it when that does not happen within a minute, as
+// Supabase's Realtime does.
+func (ch *channel) notifyReplicationReady() {
+	deadline := time.Now().Add(replicationReadyTimeout)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		ch.mu.Lock()
+		closed := ch.closed
+		ch.mu.Unlock()
+		if closed {
+			return
+		}
+		if ch.c.s.wal.ready() {
+			ch.c.push(phoenix.Push(ch.joinRef, ch.topic, "system", map[string]any{
+				"extension": "system", "status": "ok", "message": "Replication connection established",
+				"channel": strings.TrimPrefix(ch.topic, "realtime:"),
+			}))
+			return
+		}
+		if time.Now().After(deadline) {
+			ch.shutdown("Replication connection was not established in time")
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-ch.c.s.ctx.Done():
+			return
+		}
+	}
 }
 
 func (ch *channel) expire() {

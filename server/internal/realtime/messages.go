@@ -4,16 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"strings"
 	"time"
 
 	"casus/server/internal/realtime/phoenix"
 )
 
 // Messages stored in realtime.messages by realtime.send / send_binary / broadcast_changes
-// (or anything else that inserts a broadcast row). The insert trigger NOTIFYs
-// "m:<id>" on the change channel at commit; every instance reads the row and delivers it
-// to its subscribers of the topic: a private message to the private channels whose read
+// (or anything else that inserts a broadcast row). The inserted rows arrive from the WAL
+// (publication supabase_realtime_messages_publication, wal.go) on every instance, which
+// delivers each to its subscribers of the topic: a private message to the private channels whose read
 // policy allowed broadcast at join, a public one to the public channels — as Supabase's
 // replication of realtime.messages does. Private channels can ask for the recent ones
 // again when they join (config.broadcast.replay).
@@ -73,36 +72,15 @@ func (m storedMessage) size() int {
 	return len(m.payload)
 }
 
-// deliverMessages reads the announced rows and pushes each to the local subscribers it
-// may reach, in announcement order.
-func (f *changeFeed) deliverMessages(ids []string) {
-	if len(ids) == 0 || len(f.s.allChannels()) == 0 {
-		return // nobody here listens: the row is not even read
-	}
-	ctx, cancel := context.WithTimeout(f.s.ctx, 5*time.Second)
-	defer cancel()
-	rows, err := f.s.d.Owner.Query(ctx, "select "+messageColumns+` from realtime.messages
-		where id = any($1::uuid[]) and extension = 'broadcast' and event is not null`, ids)
-	if err != nil {
-		if f.s.ctx.Err() == nil {
-			f.s.d.Log.Error("realtime: read messages", "err", err)
+// deliverMessages pushes broadcast rows read from the WAL to the local subscribers each
+// may reach, in stream order.
+func (f *changeFeed) deliverMessages(msgs []walMessage) {
+	for _, wm := range msgs {
+		m := storedMessage{id: wm.ID, topic: wm.Topic, event: wm.Event, private: wm.Private, binary: wm.Binary, isBinary: wm.IsBin}
+		if !wm.IsBin && wm.Payload != nil {
+			m.payload = json.RawMessage(wm.Payload)
 		}
-		return
-	}
-	byID := map[string]storedMessage{}
-	for rows.Next() {
-		m, err := scanMessage(rows)
-		if err != nil {
-			rows.Close()
-			f.s.d.Log.Error("realtime: read message", "err", err)
-			return
-		}
-		byID[m.id] = m
-	}
-	rows.Close()
-	for _, id := range ids {
-		m, ok := byID[id]
-		if !ok || (m.payload == nil && !m.isBinary) || m.size() > f.s.limits.maxPayload {
+		if (m.payload == nil && !m.isBinary) || m.size() > f.s.limits.maxPayload {
 			continue // no payload (Supabase: payload_missing) or over the limit
 		}
 		topic := "realtime:" + m.topic
@@ -182,10 +160,4 @@ func replayParams(raw json.RawMessage) (since, limit int64, ok bool) {
 		}
 	}
 	return since, limit, true
-}
-
-// messageID reads a "m:<uuid>" notification.
-func messageID(payload string) (string, bool) {
-	id, ok := strings.CutPrefix(payload, "m:")
-	return id, ok && len(id) == 36
 }

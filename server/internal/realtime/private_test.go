@@ -331,7 +331,7 @@ func TestRealtimeSchemaPrivileges(t *testing.T) {
 	for _, sql := range []string{
 		"select realtime.casus_authorization_probe(array[gen_random_uuid()], 'room:1', array['broadcast'])",
 		"select realtime.sync_triggers()",
-		"select count(*) from realtime.changes",
+		"select count(*) from realtime.bus_messages",
 	} {
 		var pe *pgconn.PgError
 		if err := try(sql); !errors.As(err, &pe) || pe.Code != "42501" {

@@ -1,7 +1,8 @@
 // Package realtime serves Supabase Realtime's Phoenix-channel protocol at
 // /realtime/v1/websocket: postgres_changes filtered by row-level security, broadcast and
 // presence. State shared between server instances travels through PostgreSQL
-// (LISTEN/NOTIFY), so several instances behind one load balancer deliver the same events.
+// (LISTEN/NOTIFY), and database changes are read from the WAL by one elected instance
+// (wal.go), so several instances behind one load balancer deliver the same events.
 package realtime
 
 import (
@@ -32,6 +33,7 @@ type Server struct {
 	presence *presenceState
 	bus      *bus
 	changes  *changeFeed
+	wal      *walReader
 	limits   limits
 
 	ctx    context.Context
@@ -108,11 +110,20 @@ func New(ctx context.Context, d deps.Deps) (*Server, error) {
 	s.presence = newPresenceState(s)
 	s.bus = newBus(s)
 	s.changes = newChangeFeed(s)
+	s.wal = newWALReader(s)
 	if err := s.changes.start(ctx); err != nil {
 		s.cancel()
 		return nil, err
 	}
+	// The slot exists before serving, so a change committed from now on is kept for
+	// whichever instance reads the slot.
+	if err := s.wal.prepare(ctx); err != nil {
+		s.cancel()
+		s.wg.Wait()
+		return nil, err
+	}
 	s.bus.start()
+	s.wal.start()
 	// A NOTIFY sent before our LISTEN takes effect reaches nobody here, so a client that
 	// joined in that window would miss another instance's broadcast or a committed change.
 	// Serving starts only once both connections listen.

@@ -85,7 +85,7 @@ func create(t testing.TB, tpl string) string {
 			return
 		}
 		defer c.Close(ctx)
-		_, _ = c.Exec(ctx, fmt.Sprintf("drop database if exists %s with (force)", name))
+		_ = db.DropDatabase(ctx, c, name)
 		// The database's login role (db.OpenPools creates it) is cluster-wide.
 		_, _ = c.Exec(ctx, "drop role if exists "+pgx.Identifier{db.LoginRole(name)}.Sanitize())
 	})

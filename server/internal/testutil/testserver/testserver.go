@@ -4,9 +4,11 @@ package testserver
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +22,9 @@ import (
 type Server struct {
 	URL  string // http://127.0.0.1:port
 	Deps deps.Deps
+	// Stop shuts the server down before the test ends (as its cleanup would), for tests
+	// of what the others do when one instance goes away. Calling it again does nothing.
+	Stop func()
 }
 
 // Secret is the JWT secret test servers use.
@@ -27,6 +32,12 @@ const Secret = "test-secret-that-is-at-least-32-bytes-long!!"
 
 // Start runs a server for the test; tweak adjusts the configuration before start.
 func Start(t testing.TB, tweak func(*config.Config)) *Server {
+	t.Helper()
+	return StartLogging(t, tweak, os.Stderr)
+}
+
+// StartLogging is Start with the server's log written to w (for tests of what it logs).
+func StartLogging(t testing.TB, tweak func(*config.Config), w io.Writer) *Server {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -60,7 +71,7 @@ func Start(t testing.TB, tweak func(*config.Config)) *Server {
 	if os.Getenv("CASUS_TEST_LOG") != "" {
 		level = slog.LevelDebug
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 	ctx, cancel := context.WithCancel(context.Background())
 	d, stop, err := app.Prepare(ctx, cfg, log, false)
 	if err != nil {
@@ -75,13 +86,17 @@ func Start(t testing.TB, tweak func(*config.Config)) *Server {
 	}
 	srv := app.NewHTTPServer(ctx, cfg, h)
 	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() {
-		cancel()
-		sctx, c := context.WithTimeout(context.Background(), 5*time.Second)
-		defer c()
-		_ = srv.Shutdown(sctx)
-		closeServices()
-		stop()
-	})
-	return &Server{URL: base, Deps: d}
+	var once sync.Once
+	shutdown := func() {
+		once.Do(func() {
+			cancel()
+			sctx, c := context.WithTimeout(context.Background(), 5*time.Second)
+			defer c()
+			_ = srv.Shutdown(sctx)
+			closeServices()
+			stop()
+		})
+	}
+	t.Cleanup(shutdown)
+	return &Server{URL: base, Deps: d, Stop: shutdown}
 }
