@@ -63,9 +63,9 @@ func (h *hashSlots) do(ctx context.Context, f func()) error {
 
 // hashThread runs bcrypt computations on an OS thread it keeps for itself, at a lower
 // scheduling priority (lowerThreadPriority). Under the kernel's fair scheduler a thread
-// at nice 10 weighs about a ninth of one at 0: a request or a database backend that
-// wakes up preempts the computation and gets ≈90 % of a core they share, while an idle
-// core hashes at full speed. The thread is never unlocked, so no other goroutine
+// at nice 2 weighs about two thirds of one at 0 and gets later deadlines: a request or
+// a database backend that wakes up runs ahead of the computation, while an idle core
+// hashes at full speed. The thread is never unlocked, so no other goroutine
 // inherits its priority.
 func hashThread(work <-chan func()) {
 	runtime.LockOSThread()
