@@ -292,6 +292,6 @@ func (s *Server) loadReference(ctx context.Context, caseID string) (*prompts.Ref
 	if err != nil {
 		return nil, err
 	}
-	ref.Problems = prompts.Problems(ref.ModelAnswer)
+	ref.Problems, _ = prompts.Problems(ref.ModelAnswer)
 	return &ref, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"casus/server/internal/lawcodes"
+	"casus/server/internal/modelanswer"
 )
 
 // MaxArticles caps a case's article list: what decides the case, not a catalogue (#16).
@@ -22,8 +23,6 @@ var (
 		`(?:\s*[–-]\s*(\d+)(?:\s*\^\s*(\d+))?)?` +
 		`(\s*(?:C\.\s?civ\.|C\.\s?pen\.|Const\.|din Constituți[ae]|C\.\s?proc\.|din Legea|din Codul|din O\.?U\.?G|din Regulament|din Decretul|din H\.?G))?`)
 	qualificationRe = regexp.MustCompile(`(?m)^Calificarea juridică:\s*\S`)
-	problemsRe      = regexp.MustCompile(`(?m)^(Problemele juridice|Problema juridică):(.*)$`)
-	announcedRe     = regexp.MustCompile(`\((\d+)\)`)
 	blockRe         = regexp.MustCompile(`(?m)^Problema (\d+):\s*\S`)
 	generalRe       = regexp.MustCompile(`(?m)^Concluzie generală:\s*\S`)
 )
@@ -75,19 +74,16 @@ func answerStructure(answer string) []string {
 	if !qualificationRe.MatchString(answer) {
 		problems = append(problems, `model answer lacks a "Calificarea juridică:" line`)
 	}
-	pm := problemsRe.FindStringSubmatch(answer)
+	// The grader weighs the problems with the same reader (prompts.Problems).
+	list, ok := modelanswer.Parse(answer)
 	announced := 0
 	switch {
-	case pm == nil:
+	case !ok || !list.Line:
 		problems = append(problems, `model answer lacks a "Problemele juridice:" / "Problema juridică:" line`)
-	case pm[1] == "Problema juridică":
+	case !list.Plural:
 		announced = 1
 	default:
-		for _, n := range announcedRe.FindAllStringSubmatch(pm[2], -1) {
-			if k, _ := strconv.Atoi(n[1]); k == announced+1 {
-				announced = k
-			}
-		}
+		announced = len(list.Problems)
 		if announced < 2 {
 			problems = append(problems, `"Problemele juridice:" must number at least two problems "(1) … (2) …"; use "Problema juridică:" for one`)
 		}

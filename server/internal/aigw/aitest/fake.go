@@ -157,6 +157,9 @@ func (f *Fake) Requests() []map[string]any {
 	return append([]map[string]any(nil), f.requests...)
 }
 
+// DefaultReply is the text the fake answers, unscripted, to a request with this system prompt.
+func DefaultReply(system string) string { return defaultReply(system).Text }
+
 func defaultReply(system string) Reply {
 	switch {
 	// A grading prompt is known by its total line.

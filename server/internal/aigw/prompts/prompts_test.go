@@ -31,7 +31,7 @@ var sampleRef = &prompts.Reference{
 		"Premisa majoră. Art. 41 și art. 44 alin. (1) C.civ.\n\nPremisa minoră. Ioana avea capacitate restrânsă.\n\nConcluzie. Contractul este anulabil.",
 }
 
-func init() { sampleRef.Problems = prompts.Problems(sampleRef.ModelAnswer) }
+func init() { sampleRef.Problems, _ = prompts.Problems(sampleRef.ModelAnswer) }
 
 // what tells a professor reading testdata/*.md when each prompt is used and how it is filled.
 var what = map[string]string{
@@ -164,7 +164,7 @@ func TestProblems(t *testing.T) {
 			[]prompts.Problem{{"validitatea clauzei penale", 20}, {"răspunderea pentru ruperea abuzivă", 10}, {"restituirea darurilor", 10}, {"prescripția", 10}}},
 		{"Fără enunțul problemei.", []prompts.Problem{{"problema juridică a speței", 50}}},
 	} {
-		got := prompts.Problems(c.answer)
+		got, _ := prompts.Problems(c.answer)
 		if fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("%q: %v, want %v", c.answer, got, c.want)
 		}
