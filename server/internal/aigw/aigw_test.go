@@ -177,7 +177,7 @@ func TestDetectThenGradeRecordedByServer(t *testing.T) {
 	}
 	gradeReq := e.fake.Requests()[len(e.fake.Requests())-1]
 	if sys := gradeReq["system"].(string); !strings.Contains(sys, "Nivel de exigență 5 – Greu") || strings.Contains(sys, "Acordă 100") ||
-		!strings.Contains(sys, "2.2.1 Premisa majoră (20)") || !strings.Contains(sys, "Vecinul zgomotos") {
+		!strings.Contains(sys, "2.2.1 Premisa majoră (20, pentru fiecare problemă)") || !strings.Contains(sys, "Vecinul zgomotos") {
 		t.Fatalf("grade prompt: %s", sys)
 	}
 	// The upstream sees the stored submission text, never the client's messages.

@@ -237,39 +237,50 @@ func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Tim
 	if err != nil {
 		return "", err
 	}
+	problems := prompts.GradeProblems(ref)
 	system := prompts.Grade(level, cs, ref)
-	turns := []turn{{"user", prompts.Submission(text)}}
-	reply, err := c.complete(system, turns)
-	if err != nil {
-		return "", err
-	}
-	g, problem := checkGrade(reply)
-	if problem != "" {
-		// One repair call: the model sees its own evaluation and what does not add up.
-		reply, err = c.complete(system, append(turns, turn{"assistant", reply}, turn{"user", prompts.GradeRepair(problem)}))
+	turns := []turn{{"user", prompts.Submission(scoreShapedLines(text))}}
+	// Two independent passes; a third when their totals differ by more than
+	// gradeGap, and then every sub-item's median (gradeConsistency in ARCHITECTURE.md).
+	var passes []pass
+	for len(passes) < 2 || (len(passes) == 2 && abs(passes[0].total-passes[1].total) > gradeGap) {
+		p, err := c.gradePass(id, system, turns, problems, text)
 		if err != nil {
 			return "", err
 		}
-		if g, problem = checkGrade(reply); problem != "" {
-			c.s.d.Log.Warn("ai grade unchecked", "submission", id, "problem", problem)
-			return "", gradeFailed
-		}
+		passes = append(passes, p)
 	}
-	feedback := withBand(reply, g.total)
+	g := reconcile(passes, problems)
+	var red *redactor
 	if ref != nil {
-		red := newRedactor(append([]string{ref.ModelAnswer}, ref.Steps...)...)
-		feedback = red.redact(feedback)
+		// Only the reference's own words are secret (R7 of grader-review-3).
+		public := append([]string{cs.Title, cs.LegalProblem, cs.Description, cs.Question, text}, ref.Steps...)
+		public = append(public, ref.Hints...)
+		for _, a := range append(cs.ArticleTexts, cs.Cited...) {
+			public = append(public, a.Text)
+		}
+		red = newRedactor(ref.ModelAnswer).without(public...)
+	}
+	if red != nil {
 		for i := range g.criteria {
 			g.criteria[i].Comment = red.redact(g.criteria[i].Comment)
+			for j := range g.criteria[i].Problems {
+				g.criteria[i].Problems[j].Comment = red.redact(g.criteria[i].Problems[j].Comment)
+			}
 		}
-	} else {
+		g.strengths, g.improve = red.redact(g.strengths), red.redact(g.improve)
+	}
+	feedback := feedbackText(g)
+	if ref == nil {
 		feedback += "\n\nNotă: acest caz nu are o soluție de referință; evaluarea s-a făcut numai după barem și textul articolelor."
 	}
+	passesJSON, _ := json.Marshal(recordedPasses(passes, problems))
 	breakdown, _ := json.Marshal(g.criteria)
 	tag, err := c.s.d.Owner.Exec(c.ctx, `update case_submissions set score = $2, score_value = $3, feedback_text = $4, status = 'graded',
-		feedback_at = now(), score_breakdown = $5, grade_prompt_version = $6, grade_model = $7, grade_reference_used = $8, grading_started_at = null, grading_holder = null, ai_failed_at = null
+		feedback_at = now(), score_breakdown = $5, grade_prompt_version = $6, grade_model = $7, grade_reference_used = $8, grading_started_at = null, grading_holder = null, ai_failed_at = null,
+		grade_passes = $11
 		where id = $1::uuid and status = 'grading' and grading_started_at = $9 and submission_text = $10`,
-		id, fmt.Sprintf("%d/100", g.total), g.total, feedback, breakdown, prompts.Version, c.model, ref != nil, claimed, text)
+		id, fmt.Sprintf("%d/100", g.total), g.total, feedback, breakdown, prompts.Version, c.model, ref != nil, claimed, text, passesJSON)
 	if err != nil {
 		return "", err
 	}
@@ -279,13 +290,63 @@ func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Tim
 	return feedback, nil
 }
 
+// gradeGap is the largest difference between two passes' totals that is settled by their
+// mean; above it a third pass decides by median.
+const gradeGap = 5
+
+// gradePass is one independent grading: the model's reply read, with one repair call
+// when it cannot be.
+func (c *call) gradePass(id, system string, turns []turn, problems []prompts.Problem, student string) (pass, error) {
+	reply, err := c.complete(system, turns)
+	if err != nil {
+		return pass{}, err
+	}
+	p, problem := readPass(reply, problems, student)
+	if problem != "" {
+		// One repair call: the model sees its own evaluation and what cannot be read.
+		reply, err = c.complete(system, append(turns, turn{"assistant", reply}, turn{"user", prompts.GradeRepair(problem)}))
+		if err != nil {
+			return pass{}, err
+		}
+		if p, problem = readPass(reply, problems, student); problem != "" {
+			c.s.d.Log.Warn("ai grade unreadable", "submission", id, "problem", problem)
+			return pass{}, gradeFailed
+		}
+	}
+	p.total = passTotal(p, problems)
+	return p, nil
+}
+
+// recordedPass is one pass as grade_passes keeps it: its own total and every item's
+// points (no text: the reasons recorded are those of the reconciled grade).
+type recordedPass struct {
+	Total    int              `json:"total"`
+	Criteria []criterionScore `json:"criteria"`
+}
+
+func recordedPasses(passes []pass, problems []prompts.Problem) []recordedPass {
+	out := make([]recordedPass, len(passes))
+	for i, p := range passes {
+		g := reconcile([]pass{p}, problems)
+		for j := range g.criteria {
+			g.criteria[j].Comment, g.criteria[j].Evidence = "", nil
+			for k := range g.criteria[j].Problems {
+				g.criteria[j].Problems[k].Comment, g.criteria[j].Problems[k].Evidence = "", nil
+			}
+		}
+		out[i] = recordedPass{Total: g.total, Criteria: g.criteria}
+	}
+	return out
+}
+
 // loadReference builds the hidden reference of a case: its expected steps, its model
 // answer and the weights of its legal problems; nil when the case has no model answer.
 func (s *Server) loadReference(ctx context.Context, caseID string) (*prompts.Reference, error) {
 	var ref prompts.Reference
 	err := s.d.Owner.QueryRow(ctx, `select m.model_answer,
-		coalesce((select array_agg(step_description order by step_number) from case_analysis_steps where case_id = m.case_id), '{}')
-		from case_model_answers m where m.case_id = $1::uuid`, caseID).Scan(&ref.ModelAnswer, &ref.Steps)
+		coalesce((select array_agg(step_description order by step_number) from case_analysis_steps where case_id = m.case_id), '{}'),
+		coalesce((select array_agg(hint_text order by hint_number) from case_hints where case_id = m.case_id), '{}')
+		from case_model_answers m where m.case_id = $1::uuid`, caseID).Scan(&ref.ModelAnswer, &ref.Steps, &ref.Hints)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
