@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -346,7 +346,7 @@ func feedbackText(g gradeResult) string {
 		return n
 	}
 	fmt.Fprintf(&b, "I. OPERAȚIUNI INTELECTUALE (%d/40)\n", part(0, 6))
-	for i, c := range g.criteria {
+	for _, c := range g.criteria {
 		if c.ID == "2.1" {
 			fmt.Fprintf(&b, "II. REDACTAREA SOLUȚIEI (%d/60)\n", part(6, 10))
 		}
@@ -367,7 +367,6 @@ func feedbackText(g gradeResult) string {
 			b.WriteString(" – " + c.Comment)
 		}
 		b.WriteString("\n")
-		_ = i
 	}
 	fmt.Fprintf(&b, "PUNCTAJ TOTAL: %d/100\nCalificativ: %s\n", g.total, band(g.total))
 	if g.strengths != "" {
