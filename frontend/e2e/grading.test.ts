@@ -15,7 +15,8 @@ afterAll(async () => {
   await browser?.close();
 });
 
-const FAILED = (why: string) => ({ text: JSON.stringify({ probability: 91, decision: 'FAILED', justification: why }) });
+// A block needs a chat assistant's trace quoted from the student's text (the server checks the quote).
+const FAILED = (why: string, quote: string) => ({ text: JSON.stringify({ indicii: [{ tip: 'A', citat: quote }], decision: 'FAILED', justification: why }) });
 const PASSED = { text: '{"probability": 8, "decision": "PASSED", "justification": "Ezitări și exemple proprii."}' };
 
 // A grade as the grader answers it (JSON, sub-items; the server sums): the ten items'
@@ -77,7 +78,7 @@ test('appeal: blocked → human check → a moderator releases → graded, seen 
     // A paste: the editor counts its characters, not its text.
     await area.evaluate((el) => el.dispatchEvent(new Event('paste', { bubbles: true })));
     await student.keyboard.insertText(pasted);
-    await script([FAILED('Citează Decizia CCR nr. 999/2031, care nu există.')]);
+    await script([FAILED('Formulă de asistent.', 'Art. 1357 C.civ. cere fapta ilicită')]);
     await student.getByRole('button', { name: 'Evaluează Soluția' }).click();
     await student.getByText(/miros de algoritm/).waitFor();
     await student.getByRole('button', { name: 'Solicită verificare umană' }).click();
@@ -90,7 +91,7 @@ test('appeal: blocked → human check → a moderator releases → graded, seen 
     await mod.goto(base + '/review');
     await mod.getByRole('heading', { name: 'Verificări umane solicitate' }).waitFor();
     await mod.getByRole('button', { name: new RegExp(`Deschide cererea pentru ${code} de la ${s.username}`) }).click();
-    await mod.getByText('Citează Decizia CCR nr. 999/2031, care nu există.').waitFor();
+    await mod.getByText(/„Art\. 1357 C\.civ\. cere fapta ilicită” \(formulă de asistent conversațional\)/).waitFor();
     expect(await mod.locator('pre.submission-text').innerText()).toBe(typed + pasted);
     const signals = mod.getByRole('table', { name: 'Semnale de redactare' });
     expect(await signals.getByRole('row', { name: /Caractere tastate/ }).innerText()).toContain(String(typed.length));
@@ -111,7 +112,7 @@ test('appeal: blocked → human check → a moderator releases → graded, seen 
   await step(student, 'appeal-confirmed-live', async () => {
     await student.getByRole('button', { name: 'Resetează' }).click();
     await student.getByLabel('Soluția ta').fill('Un al doilea text, tot al meu.');
-    await script([FAILED('Formulări generice, fără legătură cu faptele.')]);
+    await script([FAILED('Formulă de asistent.', 'Un al doilea text, tot al meu')]);
     await student.getByRole('button', { name: 'Evaluează Soluția' }).click();
     await student.getByRole('button', { name: 'Solicită verificare umană' }).click();
     await student.locator('[data-testid="appeal-status"][data-live="on"]').waitFor();

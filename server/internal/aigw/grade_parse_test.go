@@ -56,8 +56,8 @@ func TestGradeRecordedOnlyWhenItReads(t *testing.T) {
 func TestOneCheckAndOneGradePerSubmission(t *testing.T) {
 	e := start(t, nil)
 	a := e.token(userA)
-	failed := e.submission(userA, "Text verificat o dată")
-	e.fake.Script(aitest.Reply{Text: `{"probability": 80, "decision": "FAILED", "justification": "tipar de model"}`})
+	failed := e.submission(userA, "### Text verificat o dată")
+	e.fake.Script(aitest.Reply{Text: `{"indicii": [{"tip": "B", "citat": "### Text verificat"}], "decision": "FAILED", "justification": "titlu markdown"}`})
 	if st, _ := e.call(a, map[string]string{"X-Casus-Task": "detect", "X-Casus-Submission": failed}, map[string]any{}); st != 200 {
 		t.Fatal(st)
 	}
@@ -67,7 +67,7 @@ func TestOneCheckAndOneGradePerSubmission(t *testing.T) {
 		Probability float64
 		Decision    string
 	}
-	if err := json.Unmarshal([]byte(text(out)), &again); err != nil || st != 200 || again.Decision != "FAILED" || again.Probability != 80 || len(e.fake.Requests()) != n {
+	if err := json.Unmarshal([]byte(text(out)), &again); err != nil || st != 200 || again.Decision != "FAILED" || again.Probability != 85 || len(e.fake.Requests()) != n {
 		t.Fatalf("second check: %d %v", st, out)
 	}
 	if st, _ := e.call(a, map[string]string{"X-Casus-Task": "grade", "X-Casus-Submission": failed}, map[string]any{}); st != 403 {
@@ -122,7 +122,7 @@ func TestEditedTextNeedsAFreshCheck(t *testing.T) {
 	if st, out := e.call(a, map[string]string{"X-Casus-Task": "grade", "X-Casus-Submission": sub}, map[string]any{}); st != 403 || errType(out) != "permission_error" {
 		t.Fatalf("graded the swapped text without a check: %d %v", st, out)
 	}
-	e.fake.Script(aitest.Reply{Text: `{"probability": 91, "decision": "FAILED", "justification": "tipar de model"}`})
+	e.fake.Script(aitest.Reply{Text: `{"indicii": [{"tip": "A", "citat": "generat de un model"}], "decision": "FAILED", "justification": "tipar de model"}`})
 	n := len(e.fake.Requests())
 	if st, _ := e.call(a, map[string]string{"X-Casus-Task": "detect", "X-Casus-Submission": sub}, map[string]any{}); st != 200 || len(e.fake.Requests()) != n+1 {
 		t.Fatalf("fresh check: %d", st)

@@ -189,18 +189,23 @@ func TestAnchoredParsers(t *testing.T) {
 			t.Fatalf("%d: %d %v, recorded %s %v", i, st, out, status, score)
 		}
 	}
-	sub := e.submission(userA, "Un text verificat")
-	e.fake.Script(aitest.Reply{Text: `{"probability": 90, "decision": "passed", "justification": "pare scris de AI"}`})
-	if st, _ := e.call(a, hdr("detect", sub), map[string]any{}); st != 200 {
-		t.Fatal(st)
-	}
-	var decision, justification string
-	e.srv.Deps.Owner.QueryRow(context.Background(), "select ai_decision, ai_justification from case_submissions where id = $1", sub).Scan(&decision, &justification)
-	if decision != "FAILED" || !strings.Contains(justification, "contradictorie") {
-		t.Fatalf("PASSED at 90: %s %q", decision, justification)
-	}
-	if st, _ := e.call(a, hdr("grade", sub), map[string]any{}); st != 403 {
-		t.Fatalf("graded after a contradictory verdict: %d", st)
+	// The detector's number or decision alone never blocks: a FAILED at 90 with no
+	// quoted artefact, or with a "quote" the student never wrote, passes.
+	for i, reply := range []string{
+		`{"probability": 90, "decision": "FAILED", "justification": "pare scris de AI"}`,
+		`{"indicii": [{"tip": "A", "citat": "Sper că te-a ajutat!"}], "decision": "FAILED", "justification": "formulă de asistent"}`,
+	} {
+		sub := e.submission(userA, fmt.Sprintf("Un text verificat %d", i))
+		e.fake.Script(aitest.Reply{Text: reply})
+		if st, _ := e.call(a, hdr("detect", sub), map[string]any{}); st != 200 {
+			t.Fatal(st)
+		}
+		var decision string
+		var probability float64
+		e.srv.Deps.Owner.QueryRow(context.Background(), "select ai_decision, ai_probability from case_submissions where id = $1", sub).Scan(&decision, &probability)
+		if decision != "PASSED" || probability > 30 {
+			t.Fatalf("%d: blocked without a quoted artefact: %s %v", i, decision, probability)
+		}
 	}
 }
 
@@ -332,8 +337,8 @@ func TestUpstreamErrorsAreGeneric(t *testing.T) {
 func TestReleasedSubmissionMayBeGraded(t *testing.T) {
 	e := start(t, nil)
 	a := e.token(userA)
-	sub := e.submission(userA, "Textul blocat pe nedrept")
-	e.fake.Script(aitest.Reply{Text: `{"probability": 85, "decision": "FAILED", "justification": "pare generat"}`})
+	sub := e.submission(userA, "[Numele reclamantului] Textul blocat pe nedrept")
+	e.fake.Script(aitest.Reply{Text: `{"indicii": [{"tip": "B", "citat": "[Numele reclamantului]"}], "decision": "FAILED", "justification": "pare generat"}`})
 	e.call(a, hdr("detect", sub), map[string]any{})
 	if st, _ := e.call(a, hdr("grade", sub), map[string]any{}); st != 403 {
 		t.Fatalf("blocked text graded: %d", st)

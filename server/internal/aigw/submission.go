@@ -2,10 +2,11 @@ package aigw
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -34,6 +35,7 @@ const staleClaim = 15 * time.Minute
 
 type submissionState struct {
 	text, status string
+	caseID       string
 	checked      bool
 	passed       bool
 	recorded     string
@@ -48,17 +50,19 @@ func (s *Server) loadSubmission(ctx context.Context, uid, id string) (submission
 	if !canonicalUUID(id) {
 		return st, &apiError{404, "not_found_error", "Soluția nu există."}
 	}
-	err := s.d.Owner.QueryRow(ctx, `select submission_text, status, ai_checked_at is not null, `+passedSQL+`, `+recordedSQL+`
-		from case_submissions where id = $1::uuid and user_id::text = $2`, id, uid).Scan(&st.text, &st.status, &st.checked, &st.passed, &st.recorded)
+	err := s.d.Owner.QueryRow(ctx, `select submission_text, case_id::text, status, ai_checked_at is not null, `+passedSQL+`, `+recordedSQL+`
+		from case_submissions where id = $1::uuid and user_id::text = $2`, id, uid).Scan(&st.text, &st.caseID, &st.status, &st.checked, &st.passed, &st.recorded)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return st, &apiError{404, "not_found_error", "Soluția nu există."}
 	}
 	return st, err
 }
 
-// detect runs the AI-authorship check once per text. The verdict is written only onto
-// the exact text that was judged: the UPDATE compares it, so a text swapped while the
-// model was thinking keeps no verdict and needs a check of its own.
+// detect runs the AI-authorship check once per student, case and text up to trivial
+// edits (verdictKey): a verdict already given for the same text is recorded again
+// without the model, so an added space cannot re-roll a FAILED. The verdict is written
+// only onto the exact text that was judged: the UPDATE compares it, so a text swapped
+// while the model was thinking keeps no verdict and needs a check of its own.
 func (c *call) detect(id string) error {
 	sub, err := c.s.loadSubmission(c.ctx, c.uid, id)
 	if err != nil {
@@ -73,26 +77,42 @@ func (c *call) detect(id string) error {
 	if utf8.RuneCountInString(sub.text) > c.settings.MaxInput {
 		return tooLarge(c.settings.MaxInput)
 	}
-	if err := c.s.reserve(c.ctx, c.uid, c.task); err != nil {
-		return err
-	}
-	reply, err := c.complete(prompts.Detect(), []turn{{"user", prompts.Submission(sub.text)}})
+	key := verdictKey(sub.text)
+	v, known, err := c.s.storedVerdict(c.ctx, c.uid, sub.caseID, key)
 	if err != nil {
-		c.markFailed(id)
 		return err
 	}
-	v, ok := parseVerdict(reply)
-	if !ok {
-		c.s.d.Log.Error("ai detect", "err", "unparsable verdict")
-		c.markFailed(id)
-		return &apiError{502, "api_error", "Ne pare rău, a apărut o problemă. Încearcă din nou."}
+	if !known {
+		if err := c.s.reserve(c.ctx, c.uid, c.task); err != nil {
+			return err
+		}
+		cs, err := readCase(c.ctx, c.s.d.Owner, sub.caseID)
+		if err != nil {
+			return err
+		}
+		reply, err := c.complete(prompts.Detect(cs), []turn{{"user", prompts.Submission(sub.text)}})
+		if err != nil {
+			c.markFailed(id)
+			return err
+		}
+		var ok bool
+		if v, ok = parseVerdict(reply, sub.text); !ok {
+			c.s.d.Log.Error("ai detect", "err", "unparsable verdict")
+			c.markFailed(id)
+			return &apiError{502, "api_error", "Ne pare rău, a apărut o problemă. Încearcă din nou."}
+		}
 	}
 	var feedback *string
 	if v.Decision != "PASSED" {
 		f := fmt.Sprintf("Verificarea AI: probabilitate de text generat de AI %.0f%%. %s", *v.Probability, v.Justification)
 		feedback = &f
 	}
-	tag, err := c.s.d.Owner.Exec(c.ctx, `update case_submissions set ai_probability = $2, ai_decision = $3, ai_justification = $4,
+	tx, err := c.s.d.Owner.Begin(c.ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(c.ctx)) }()
+	tag, err := tx.Exec(c.ctx, `update case_submissions set ai_probability = $2, ai_decision = $3, ai_justification = $4,
 		ai_checked_at = now(), ai_failed_at = null, feedback_text = coalesce($5, feedback_text)
 		where id = $1::uuid and status = 'submitted' and ai_checked_at is null and submission_text = $6`,
 		id, v.Probability, v.Decision, v.Justification, feedback, sub.text)
@@ -102,56 +122,134 @@ func (c *call) detect(id string) error {
 	if tag.RowsAffected() == 0 {
 		return &apiError{409, "invalid_request_error", "Soluția a fost modificată în timpul verificării. Trimite-o din nou."}
 	}
+	// The first verdict for this text is the verdict: a concurrent check of the same
+	// text by the same student keeps the one already stored.
+	if _, err := tx.Exec(c.ctx, `insert into casus_meta.ai_verdicts (user_id, case_id, text_key, probability, decision, justification)
+		values ($1::uuid, $2::uuid, $3, $4, $5, $6) on conflict do nothing`, c.uid, sub.caseID, key, v.Probability, v.Decision, v.Justification); err != nil {
+		return err
+	}
+	if err := tx.Commit(c.ctx); err != nil {
+		return err
+	}
 	b, _ := json.Marshal(v)
 	writeMessage(c.w, c.model, string(b))
 	return nil
 }
 
-// verdict is a detection result as recorded.
-type verdict struct {
-	Probability   *float64 `json:"probability"` // nil: the detector gave only a PASSED decision
-	Decision      string   `json:"decision"`
-	Justification string   `json:"justification"`
+// verdictKey identifies a text up to trivial edits: case, diacritics, punctuation and
+// spacing do not change it.
+func verdictKey(text string) string {
+	sum := sha256.Sum256([]byte(normText(text)))
+	return hex.EncodeToString(sum[:])
 }
 
-// parseVerdict reads the detector's JSON. The decision counts only together with a
-// probability that agrees: PASSED needs a probability of 30 or less, so PASSED at 90 is a
-// contradiction, recorded as FAILED with the reason. Without a decision the probability
-// decides (≤ 30 passes), as the spec says; an unknown decision is FAILED, with the reason.
-func parseVerdict(text string) (verdict, bool) {
+// storedVerdict is the verdict this student already got for this case and text.
+func (s *Server) storedVerdict(ctx context.Context, uid, caseID, key string) (verdict, bool, error) {
+	var v verdict
+	err := s.d.Owner.QueryRow(ctx, `select probability::float8, decision, justification from casus_meta.ai_verdicts
+		where user_id::text = $1 and case_id::text = $2 and text_key = $3`, uid, caseID, key).Scan(&v.Probability, &v.Decision, &v.Justification)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return v, false, nil
+	}
+	if err != nil || v.Decision == "PASSED" {
+		return v, err == nil, err
+	}
+	// A moderator who released this text after an appeal has overruled the stored
+	// FAILED: the same text passes.
+	rows, err := s.d.Owner.Query(ctx, `select submission_text from case_submissions
+		where user_id::text = $1 and case_id::text = $2 and ai_decision = 'RELEASED'`, uid, caseID)
+	if err != nil {
+		return v, false, err
+	}
+	released, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return v, false, err
+	}
+	for _, t := range released {
+		if verdictKey(t) == key {
+			return verdict{Probability: &passedProbability, Decision: "PASSED", Justification: "Textul a fost eliberat de un moderator după o cerere de verificare umană."}, true, nil
+		}
+	}
+	return v, true, nil
+}
+
+// verdict is a detection result as recorded.
+type verdict struct {
+	Probability   *float64 `json:"probability"`
+	Decision      string   `json:"decision"`
+	Justification string   `json:"justification"`
+	// Indicators are the quoted traces of a chat assistant found in the text.
+	Indicators []indicator `json:"indicators,omitempty"`
+}
+
+// indicator is one quoted trace: A an assistant's formula, B template or markdown
+// remnants, C a paragraph in another language, D another case's names or facts.
+type indicator struct {
+	Type  string `json:"tip"`
+	Quote string `json:"citat"`
+}
+
+// Recorded probabilities: the detector's number is not a measurement, so the record
+// says only which side of the spec's 30 the verdict is on.
+var (
+	passedProbability = 10.0
+	failedProbability = 85.0
+)
+
+// parseVerdict reads the detector's JSON and decides on the server: FAILED only with at
+// least one quoted indicator of type A or B, or two of type C or D, each quote found in
+// the student's text (case, diacritics, punctuation and spacing aside). Whatever the
+// model's decision or number says, anything else passes: errors, style, calques and
+// missing diacritics never block a student.
+func parseVerdict(text, student string) (verdict, bool) {
 	var d struct {
-		Probability   *float64 `json:"probability"`
-		Decision      *string  `json:"decision"`
-		Justification string   `json:"justification"`
+		Indicators    []indicator `json:"indicii"`
+		Decision      *string     `json:"decision"`
+		Justification string      `json:"justification"`
 	}
 	start := strings.Index(text, "{")
 	if start < 0 || json.NewDecoder(strings.NewReader(text[start:])).Decode(&d) != nil {
 		return verdict{}, false
 	}
-	if d.Probability != nil && (math.IsNaN(*d.Probability) || *d.Probability < 0 || *d.Probability > 100) {
-		return verdict{}, false
+	var found []indicator
+	strong, weak := 0, 0
+	for _, in := range d.Indicators {
+		t := strings.ToUpper(strings.TrimSpace(in.Type))
+		q := strings.TrimSpace(in.Quote)
+		if len(quotedFrom(student, []string{q})) == 0 || len(words(q)) == 0 {
+			continue
+		}
+		switch t {
+		case "A", "B":
+			strong++
+		case "C", "D":
+			weak++
+		default:
+			continue
+		}
+		found = append(found, indicator{t, q})
 	}
-	v := verdict{Justification: strings.TrimSpace(d.Justification)}
-	decision := ""
-	if d.Decision != nil {
-		decision = strings.ToUpper(strings.TrimSpace(*d.Decision))
+	v := verdict{Indicators: found}
+	if strong >= 1 || weak >= 2 {
+		v.Decision, v.Probability = "FAILED", &failedProbability
+		var quotes []string
+		for _, in := range found {
+			quotes = append(quotes, fmt.Sprintf("„%s” (%s)", in.Quote, indicatorNames[in.Type]))
+		}
+		v.Justification = "Urme ale unei conversații cu un asistent AI, citate din text: " + strings.Join(quotes, "; ") + "."
+		return v, true
 	}
-	switch {
-	case d.Probability == nil && decision == "PASSED":
-		v.Decision = "PASSED" // the spec's contract: a PASSED decision passes
-	case d.Probability == nil:
-		return verdict{}, false
-	case decision == "":
-		v.Probability = d.Probability
-		v.Decision = map[bool]string{true: "PASSED", false: "FAILED"}[*d.Probability <= 30]
-	case decision == "PASSED" && *d.Probability <= 30, decision == "FAILED" && *d.Probability > 30:
-		v.Probability, v.Decision = d.Probability, decision
-	default:
-		v.Probability, v.Decision = d.Probability, "FAILED"
-		v.Justification = strings.TrimSpace(fmt.Sprintf("Decizie contradictorie a verificării (%q cu probabilitatea %.0f); tratată ca FAILED. %s",
-			*d.Decision, *d.Probability, v.Justification))
+	v.Decision, v.Probability = "PASSED", &passedProbability
+	v.Justification = "Niciun indiciu concret al unui text copiat dintr-o conversație cu un asistent AI."
+	if d.Decision != nil && strings.EqualFold(strings.TrimSpace(*d.Decision), "FAILED") {
+		v.Justification += " (Verificarea automată a propus blocarea fără urme citate din text; textul trece.)"
 	}
 	return v, true
+}
+
+var indicatorNames = map[string]string{
+	"A": "formulă de asistent conversațional", "B": "rest de șablon sau de formatare",
+	"C": "paragraf în altă limbă", "D": "element al altui caz",
 }
 
 // markFailed records that the model call for a submission's check failed, so My Progress

@@ -450,7 +450,7 @@ func TestServerKilledMidWrite(t *testing.T) {
 	// The students work until three of their submissions are graded after the second
 	// restart (at most a minute).
 	results, stop := runSim(t, simConfig(srv, 10, time.Minute, &accepted))
-	for _, target := range []struct{ what, marker string }{{"grade", "PUNCTAJ TOTAL"}, {"check", "probabilitatea"}} {
+	for _, target := range []struct{ what, marker string }{{"grade", `"itemi"`}, {"check", `"indicii"`}} {
 		waitFor(t, "students submitting", 30*time.Second, func() bool { return accepted.count() >= 3*(len(kills)+1) })
 		armed.Store(target.marker)
 		var pid int

@@ -202,10 +202,9 @@ func defaultReply(system string) Reply {
 	// A grading prompt is known by its answer format; it lists the problems to score.
 	case strings.Contains(system, `"itemi"`):
 		return Reply{Text: GradeJSON(len(gradeProblemRe.FindAllString(system, -1)), [10]int{5, 7, 4, 6, 8, 4, 8, 17, 10, 9})}
-	// Detection by its own phrase only: grading and tutor prompts quote the cited
-	// articles, and some (art. 1385, 1532 C.civ.) contain "probabilitatea".
-	case strings.Contains(system, "generat de AI"):
-		return Reply{Text: `{"probability": 12, "decision": "PASSED", "justification": "Stil personal, cu ezitări specifice unui student."}`}
+	// Detection by its answer format.
+	case strings.Contains(system, `"indicii"`):
+		return Reply{Text: `{"indicii": [], "decision": "PASSED", "justification": "Niciun indiciu: stil personal, cu ezitări specifice unui student."}`}
 	case strings.Contains(system, "JSON") && strings.Contains(system, "case_description"):
 		return Reply{Text: "```json\n{\"title\": \"Caz generat despre răspunderea civilă delictuală pentru fapta proprie\", \"legal_problem\": \"Se pune problema răspunderii.\", \"case_description\": \"Ion a lovit mașina lui Vasile.\", \"question\": \"Răspunde Ion?\", \"analysis_steps\": [{\"step_number\": 1, \"description\": \"Identifică fapta\"}], \"hints\": [{\"hint_number\": 1, \"text\": \"Art. 1357\"}], \"model_answer\": \"Introducere. Ion a lovit mașina lui Vasile. Problema: răspunde Ion pentru prejudiciu?\\n\\nPremisa majoră. Art. 1357 C.civ. cere faptă ilicită, prejudiciu, legătură de cauzalitate și vinovăție.\\n\\nPremisa minoră. Condițiile sunt îndeplinite.\\n\\nConcluzie. Ion răspunde.\"}\n```"}
 	case strings.Contains(system, "Clasifică"):

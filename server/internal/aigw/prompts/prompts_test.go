@@ -52,7 +52,7 @@ var what = map[string]string{
 func TestGolden(t *testing.T) {
 	got := map[string]string{
 		"tutor":         prompts.Tutor(sample),
-		"detect":        prompts.Detect(),
+		"detect":        prompts.Detect(sample),
 		"grade-1":       prompts.Grade(1, sample, sampleRef),
 		"grade-3":       prompts.Grade(3, sample, sampleRef),
 		"grade-5":       prompts.Grade(5, sample, sampleRef),
@@ -156,15 +156,20 @@ func TestGradeFollowsRubric(t *testing.T) {
 	}
 }
 
-// The detection prompt says what is not evidence, asks for quoted concrete indicators and
-// lets a text with fewer than two pass.
+// The detection prompt counts only quoted traces of a chat assistant as evidence; errors,
+// calques, weak style and missing diacritics are named as non-evidence; it sees the case.
 func TestDetectPrompt(t *testing.T) {
-	d := prompts.Detect()
-	for _, want := range []string{"NU sunt indicii", "registrul juridic formal", "structura șablonului platformei", "citarea corectă",
-		"articole sau decizii inventate", "fapte care nu apar în speță", "calcuri din engleză", "umplutură generică", "contradicții între secțiuni",
-		"se citează exact din text", "mai puțin de două indicii concrete citate trece: probabilitatea este cel mult 30", "<solutie_student>"} {
+	d := prompts.Detect(sample)
+	for _, want := range []string{"NU sunt indicii", "greșelile juridice de orice fel", "articole sau decizii greșite ori inexistente", "lipsa diacriticelor",
+		"„în ceea ce privește”, „face sens”", "calcurile", "„Sigur! Iată…”", "„[Numele reclamantului]”", "altui caz decât cel de mai jos",
+		"FAILED numai cu cel puțin un indiciu de tip (A) sau (B)", "citat exact din text", "<solutie_student>", "Laptopul Ioanei", `"indicii"`} {
 		if !strings.Contains(d, want) {
 			t.Errorf("detect prompt lacks %q", want)
+		}
+	}
+	for _, gone := range []string{"calcuri din engleză („face sens”", "fapte care nu apar în speță;", "umplutură generică", "contradicții între secțiuni"} {
+		if strings.Contains(d, gone) {
+			t.Errorf("detect prompt still counts %q as evidence", gone)
 		}
 	}
 }
