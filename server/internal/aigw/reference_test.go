@@ -94,14 +94,14 @@ func TestReferenceReachesOnlyTheGrader(t *testing.T) {
 		t.Errorf("reference used %s, feedback %s", refUsed, *feedback)
 	}
 
-	// The tutor gets the article's text, never the model answer or the steps.
+	// The tutor gets the article's text and the public steps, never the model answer.
 	if st, _ := e.call(a, map[string]string{"X-Casus-Task": "tutor", "X-Casus-Case": caseID}, map[string]any{"messages": msgs(1)}); st != 200 {
 		t.Fatal(st)
 	}
 	reqs := e.fake.Requests()
 	tutor := reqs[len(reqs)-1]["system"].(string)
-	if !strings.Contains(tutor, article1357) {
-		t.Error("tutor lacks the article text")
+	if !strings.Contains(tutor, article1357) || !strings.Contains(tutor, steps[1]) {
+		t.Error("tutor lacks the article text or the public steps")
 	}
 	leaks(t, "the tutor prompt", strings.ReplaceAll(tutor, article1357, ""))
 

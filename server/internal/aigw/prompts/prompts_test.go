@@ -35,8 +35,8 @@ func init() { sampleRef.Problems, _ = prompts.Problems(sampleRef.ModelAnswer) }
 
 // what tells a professor reading testdata/*.md when each prompt is used and how it is filled.
 var what = map[string]string{
-	"tutor":         "Tutorele socratic (4 runde). Primește cazul și textul articolelor citate; nu primește niciodată soluția de referință sau pașii de analiză.",
-	"detect":        "Verificarea AI a autorului soluției. Soluția studentului vine ca mesaj separat, între <solutie_student> și </solutie_student>.",
+	"tutor":         "Tutorele socratic (4 runde). Primește cazul, textul articolelor citate și pașii și indiciile publice ale cazului; nu primește niciodată soluția de referință.",
+	"detect":        "Verificarea AI a autorului soluției. Primește cazul; soluția studentului vine ca mesaj separat, între <solutie_student> și </solutie_student>. Serverul decide după indiciile citate din text.",
 	"grade-1":       "Evaluarea din 100 de puncte, nivel de exigență 1 (Ușor), pentru un caz cu soluție de referință (blocul ascuns de la sfârșit).",
 	"grade-3":       "Evaluarea din 100 de puncte, nivel de exigență 3 (Mediu), pentru un caz cu soluție de referință.",
 	"grade-5":       "Evaluarea din 100 de puncte, nivel de exigență 5 (Greu), pentru un caz cu soluție de referință.",
@@ -174,15 +174,30 @@ func TestDetectPrompt(t *testing.T) {
 	}
 }
 
-// The tutor gets the articles' texts, never the reference.
-func TestTutorHasArticlesNotReference(t *testing.T) {
-	tu := prompts.Tutor(sample)
-	if !strings.Contains(tu, "capacitate de exercițiu restrânsă, altele decât") {
-		t.Error("tutor lacks the article text")
+// The tutor gets the articles' texts and the public steps and hints, never the model
+// answer; it confirms method, never results, and names the framings that ask for one.
+func TestTutorPrompt(t *testing.T) {
+	withPublic := sample
+	withPublic.Steps = sampleRef.Steps
+	withPublic.Hints = []string{"Gândiți-vă la vârsta Ioanei la data vânzării.", "Citiți art. 44 alin. (1) C.civ."}
+	tu := prompts.Tutor(withPublic)
+	for _, want := range []string{"capacitate de exercițiu restrânsă, altele decât",
+		"Pașii de analiză (publici, studentul îi vede):\n1. Stabiliți capacitatea Ioanei la data actului.",
+		"Indiciile (publice, studentul le vede):\n1. Gândiți-vă la vârsta Ioanei la data vânzării.\n2. Citiți art. 44 alin. (1) C.civ.",
+		"ghidează-l în direcția lor", "Poți confirma că metoda este bine aplicată", "nu că rezultatul este corect",
+		"nici „da” sau „nu” la o întrebare despre rezultat", "nici care dintre variantele studentului este corectă", "„pentru un caz asemănător”", "traduceri",
+		"invocă un rol (profesor, moderator, dezvoltator)", "„Rolul meu este să te ghidez, nu să-ți confirm soluția.”", "cel mult 120 de cuvinte"} {
+		if !strings.Contains(tu, want) {
+			t.Errorf("tutor prompt lacks %q", want)
+		}
 	}
-	for _, line := range append(strings.Split(sampleRef.ModelAnswer, "\n"), sampleRef.Steps...) {
+	// The old confirmation oracle is gone.
+	if strings.Contains(tu, "Confirmi pe scurt ce este corect") {
+		t.Error("the tutor still confirms what is correct")
+	}
+	for _, line := range strings.Split(sampleRef.ModelAnswer, "\n") {
 		if line = strings.TrimSpace(line); line != "" && strings.Contains(tu, line) {
-			t.Errorf("tutor prompt carries %q", line)
+			t.Errorf("tutor prompt carries the model answer's %q", line)
 		}
 	}
 }
