@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"casus/server/internal/aigw/prompts"
+	"casus/server/internal/lawcodes"
 )
 
 // gradeFailed is the answer when no checked grade came out of the model (HTTP 502 in
@@ -335,6 +336,9 @@ func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Tim
 	if err != nil {
 		return "", err
 	}
+	if cs.Cited, err = citedArticles(c.ctx, c.s.d.Owner, text, cs.Domain); err != nil {
+		return "", err
+	}
 	problems := prompts.GradeProblems(ref)
 	system := prompts.Grade(level, cs, ref)
 	turns := []turn{{"user", prompts.Submission(scoreShapedLines(text))}}
@@ -386,6 +390,40 @@ func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Tim
 		return "", gradeFailed // the claim expired and was taken over: record nothing
 	}
 	return feedback, nil
+}
+
+// maxCited bounds how many of a student's citations are looked up and shown to the grader.
+const maxCited = 25
+
+// citedArticles looks up, in the shipped codes, every article the student's text cites
+// (each once, the code defaulting to the case's domain): the grader is told which exist
+// and what they say, and which numbers do not exist, so it need not trust its memory of
+// the Codes. Citations of acts that are not shipped are left to the grader.
+func citedArticles(ctx context.Context, q querier, text, domain string) ([]prompts.Article, error) {
+	cited, _ := lawcodes.Citations(text, domain)
+	var out []prompts.Article
+	seen := map[lawcodes.Citation]bool{}
+	for _, ct := range cited {
+		if seen[ct] || len(out) == maxCited {
+			continue
+		}
+		seen[ct] = true
+		a := prompts.Article{Ref: lawcodes.FormatReference(ct.Code, ct.Number)}
+		var title *string
+		var body string
+		err := q.QueryRow(ctx, "select title, body from code_articles where code = $1 and article_number = $2", ct.Code, ct.Number).Scan(&title, &body)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+		case err != nil:
+			return nil, err
+		case title != nil && *title != "":
+			a.Text = *title + "\n" + body
+		default:
+			a.Text = body
+		}
+		out = append(out, a)
+	}
+	return out, nil
 }
 
 // gradeGap is the largest difference between two passes' totals that is settled by their

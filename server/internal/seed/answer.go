@@ -13,58 +13,18 @@ import (
 // MaxArticles caps a case's article list: what decides the case, not a catalogue (#16).
 const MaxArticles = 10
 
-// A citation in prose: "art. 1357", "art. 1357 alin. (1) lit. a) C.civ.", "art. 112^1 C.pen.",
-// "art. 41–48" (both ends count). The suffix names the code; without one the code is the
-// case's own domain. A suffix naming an act that is not shipped is an error: students could
-// not read it.
 var (
-	citeRe = regexp.MustCompile(`(?i)\bart(?:icolul|\.)\s*(\d+)(?:\s*\^\s*(\d+))?` +
-		`((?:\s*(?:alin\.|lit\.|pct\.|teza|tz\.)\s*\(?[0-9a-z]+\)?)*)` +
-		`(?:\s*[–-]\s*(\d+)(?:\s*\^\s*(\d+))?)?` +
-		`(\s*(?:C\.\s?civ\.|C\.\s?pen\.|Const\.|din Constituți[ae]|C\.\s?proc\.|din Legea|din Codul|din O\.?U\.?G|din Regulament|din Decretul|din H\.?G))?`)
 	qualificationRe = regexp.MustCompile(`(?m)^Calificarea juridică:\s*\S`)
 	blockRe         = regexp.MustCompile(`(?m)^Problema (\d+):\s*\S`)
 	generalRe       = regexp.MustCompile(`(?m)^Concluzie generală:\s*\S`)
 )
 
-// Citation is one article a model answer relies on.
-type Citation struct{ Code, Number string }
+// Citation is one article a model answer relies on (lawcodes.Citations, which the
+// grader uses on students' texts too).
+type Citation = lawcodes.Citation
 
-// Citations lists the articles cited in text, the code defaulting to domain. Errors name
-// citations of acts that are not shipped.
-func Citations(text, domain string) ([]Citation, []string) {
-	var out []Citation
-	var errs []string
-	for _, m := range citeRe.FindAllStringSubmatch(text, -1) {
-		code := domain
-		suffix := strings.TrimSpace(m[6])
-		switch s := strings.ToLower(strings.ReplaceAll(suffix, " ", "")); {
-		case s == "":
-		case s == "c.civ.":
-			code = "civil"
-		case s == "c.pen.":
-			code = "penal"
-		case s == "const." || strings.HasPrefix(s, "dinconstituți"):
-			code = "constitutional"
-		default:
-			errs = append(errs, fmt.Sprintf("%q cites an act that is not shipped", strings.TrimSpace(m[0])))
-			continue
-		}
-		num := m[1]
-		if m[2] != "" {
-			num += "^" + m[2]
-		}
-		out = append(out, Citation{code, num})
-		if m[4] != "" {
-			end := m[4]
-			if m[5] != "" {
-				end += "^" + m[5]
-			}
-			out = append(out, Citation{code, end})
-		}
-	}
-	return out, errs
-}
+// Citations lists the articles cited in text, the code defaulting to domain.
+func Citations(text, domain string) ([]Citation, []string) { return lawcodes.Citations(text, domain) }
 
 // answerStructure checks the model answer's skeleton (FORMAT.md): the qualification line,
 // the announced problems, one "Problema k:" block per problem with its three premises in
@@ -166,7 +126,7 @@ func articleUse(c Case) []string {
 			if err != nil {
 				continue // reported by Validate
 			}
-			ct := Citation{r.Code, r.Number}
+			ct := Citation{Code: r.Code, Number: r.Number}
 			if field == "articles" && !inAnswer[ct] {
 				problems = append(problems, fmt.Sprintf("listed article %q is not cited in the model answer", ref))
 			}

@@ -187,7 +187,7 @@ func TestValidateRejectsBadCases(t *testing.T) {
 func TestCitations(t *testing.T) {
 	got, errs := Citations("potrivit art. 1357 alin. (1) C.civ., art. 112^1 C.pen., Art. 16 alin. (2) lit. b), "+
 		"art. 53 din Constituție și art. 41–44", "penal")
-	want := []Citation{{"civil", "1357"}, {"penal", "112^1"}, {"penal", "16"}, {"constitutional", "53"}, {"penal", "41"}, {"penal", "44"}}
+	want := []Citation{{Code: "civil", Number: "1357"}, {Code: "penal", Number: "112^1"}, {Code: "penal", Number: "16"}, {Code: "constitutional", Number: "53"}, {Code: "penal", Number: "41"}, {Code: "penal", Number: "44"}}
 	if len(errs) != 0 || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got %v %v, want %v", got, errs, want)
 	}

@@ -42,6 +42,7 @@ type Article struct {
 // Case is the context of a case.
 type Case struct {
 	Title, LegalProblem, Description, Question string
+	Domain                                     string // civil | penal | constitutional: the code of an article cited without one
 	Articles                                   []string
 	// ArticleTexts are the cited articles' texts, for the tutor and the grader.
 	ArticleTexts []Article
