@@ -19,3 +19,7 @@ create table casus_meta.ai_verdicts (
   created_at timestamptz not null default now(),
   primary key (user_id, case_id, text_key)
 );
+
+-- A case's disputed points and the routes a grader accepts on each (FORMAT.md,
+-- disputed_points), kept with the hidden reference: [{issue, accepted_routes[], chosen}].
+alter table public.case_model_answers add column disputed_points jsonb not null default '[]'::jsonb;

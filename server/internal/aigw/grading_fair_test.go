@@ -80,3 +80,43 @@ func TestInjectionCannotChangeTheGrade(t *testing.T) {
 		}
 	}
 }
+
+// A case's disputed points reach the grader with their accepted routes; an unverified
+// case's reference is marked as yielding to the articles' text.
+func TestDisputedPointsAndUnverifiedReference(t *testing.T) {
+	e := start(t, nil)
+	e.withReference()
+	if _, err := e.srv.Deps.Owner.Exec(context.Background(), `update case_model_answers set disputed_points =
+		'[{"issue": "Este neglijența dovedită?", "accepted_routes": ["da, aruncarea peste gard este imprudentă", "nu, fără probe despre împrejurări"], "chosen": "da"}]'
+		where case_id = $1`, caseID); err != nil {
+		t.Fatal(err)
+	}
+	a := e.token(userA)
+	grade := func() string {
+		sub := e.submission(userA, "Ion răspunde.")
+		e.fake.Reset()
+		e.fake.Script(passed)
+		e.fake.Script(twoPasses(sum70)...)
+		e.call(a, hdr("detect", sub), map[string]any{})
+		if st, out := e.call(a, hdr("grade", sub), map[string]any{}); st != 200 {
+			t.Fatalf("grade: %d %v", st, out)
+		}
+		return e.fake.Requests()[1]["system"].(string)
+	}
+	sys := grade()
+	for _, want := range []string{"Puncte controversate", "1. Este neglijența dovedită?", "   - rută acceptată: da, aruncarea peste gard este imprudentă",
+		"   - rută acceptată: nu, fără probe despre împrejurări", "   - alegerea referinței: da"} {
+		if !strings.Contains(sys, want) {
+			t.Errorf("grade prompt lacks %q", want)
+		}
+	}
+	if strings.Contains(sys, "nu a fost încă verificat") {
+		t.Error("a verified case's reference is marked unverified")
+	}
+	if _, err := e.srv.Deps.Owner.Exec(context.Background(), "update cases set verified = false where id = $1", caseID); err != nil {
+		t.Fatal(err)
+	}
+	if sys := grade(); !strings.Contains(sys, "Unde textul articolelor spune altceva, urmezi textul articolelor") {
+		t.Error("an unverified case's reference does not yield to the articles")
+	}
+}

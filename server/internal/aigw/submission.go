@@ -361,7 +361,11 @@ func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Tim
 		for _, a := range append(cs.ArticleTexts, cs.Cited...) {
 			public = append(public, a.Text)
 		}
-		red = newRedactor(ref.ModelAnswer).without(public...)
+		secret := []string{ref.ModelAnswer}
+		for _, d := range ref.Disputed {
+			secret = append(append(secret, d.Chosen), d.AcceptedRoutes...)
+		}
+		red = newRedactor(secret...).without(public...)
 	}
 	if red != nil {
 		for i := range g.criteria {
@@ -479,15 +483,20 @@ func recordedPasses(passes []pass, problems []prompts.Problem) []recordedPass {
 // answer and the weights of its legal problems; nil when the case has no model answer.
 func (s *Server) loadReference(ctx context.Context, caseID string) (*prompts.Reference, error) {
 	var ref prompts.Reference
-	err := s.d.Owner.QueryRow(ctx, `select m.model_answer,
+	var disputed []byte
+	err := s.d.Owner.QueryRow(ctx, `select m.model_answer, m.disputed_points, c.verified,
 		coalesce((select array_agg(step_description order by step_number) from case_analysis_steps where case_id = m.case_id), '{}'),
 		coalesce((select array_agg(hint_text order by hint_number) from case_hints where case_id = m.case_id), '{}')
-		from case_model_answers m where m.case_id = $1::uuid`, caseID).Scan(&ref.ModelAnswer, &ref.Steps, &ref.Hints)
+		from case_model_answers m join cases c on c.id = m.case_id where m.case_id = $1::uuid`, caseID).
+		Scan(&ref.ModelAnswer, &disputed, &ref.Verified, &ref.Steps, &ref.Hints)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
+	}
+	if err := json.Unmarshal(disputed, &ref.Disputed); err != nil {
+		return nil, fmt.Errorf("disputed_points of case %s: %w", caseID, err)
 	}
 	ref.Problems, _ = prompts.Problems(ref.ModelAnswer)
 	return &ref, nil

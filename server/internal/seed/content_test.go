@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
 	"casus/server/internal/catalog"
 )
 
@@ -110,6 +112,11 @@ func TestValidateRejectsBadCases(t *testing.T) {
 	if p := Validate([]Case{good}, cat, arts); len(p) != 0 {
 		t.Fatalf("good case rejected: %v", p)
 	}
+	disputed := good
+	disputed.DisputedPoints = []DisputedPoint{{Issue: "Menține instanța actul?", AcceptedRoutes: []string{"anulare, art. 44", "menținere, art. 45"}, Chosen: "menținere"}}
+	if p := Validate([]Case{disputed}, cat, arts); len(p) != 0 {
+		t.Fatalf("good disputed points rejected: %v", p)
+	}
 	replace := func(old, new string) func(*Case) {
 		return func(c *Case) {
 			if !strings.Contains(c.ModelAnswer, old) {
@@ -160,6 +167,12 @@ func TestValidateRejectsBadCases(t *testing.T) {
 		"step: Constatați":   func(c *Case) { c.AnalysisSteps[1] = "Constatați că lipsește încuviințarea." },
 		"step: deci":         func(c *Case) { c.AnalysisSteps[2] = "Lipsește încuviințarea, deci actul e anulabil." },
 		"step: Rețineți că":  func(c *Case) { c.AnalysisSteps[2] = "Rețineți că minorul a cheltuit banii." },
+		"disputed, one route": func(c *Case) {
+			c.DisputedPoints = []DisputedPoint{{Issue: "Menține instanța actul?", AcceptedRoutes: []string{"art. 45"}, Chosen: "art. 45"}}
+		},
+		"disputed, no choice": func(c *Case) {
+			c.DisputedPoints = []DisputedPoint{{Issue: "Menține instanța actul?", AcceptedRoutes: []string{"anulare", "menținere"}}}
+		},
 	}
 	for name, mutate := range mutations {
 		c := good
@@ -193,5 +206,25 @@ func TestCitations(t *testing.T) {
 	}
 	if _, errs := Citations("art. 396 C.proc.pen. și art. 5 din Legea nr. 71/2011", "penal"); len(errs) != 2 {
 		t.Errorf("citations of acts that are not shipped: %v", errs)
+	}
+}
+
+// The optional disputed_points block of the case format is read as FORMAT.md spells it.
+func TestDisputedPointsFormat(t *testing.T) {
+	var cases []Case
+	err := yaml.Unmarshal([]byte(`- code: CIV4MDL
+  disputed_points:
+    - issue: "Va menține instanța contractul (art. 45 C.civ.)?"
+      accepted_routes:
+        - "menținerea, dacă manoperele dolosive sunt dovedite (art. 45)"
+        - "anularea, măsura fiind facultativă și de strictă interpretare"
+      chosen: "menținerea, pe faptele date"
+`), &cases)
+	if err != nil || len(cases) != 1 || len(cases[0].DisputedPoints) != 1 {
+		t.Fatalf("%v %+v", err, cases)
+	}
+	d := cases[0].DisputedPoints[0]
+	if d.Issue != "Va menține instanța contractul (art. 45 C.civ.)?" || len(d.AcceptedRoutes) != 2 || d.Chosen != "menținerea, pe faptele date" {
+		t.Fatalf("%+v", d)
 	}
 }

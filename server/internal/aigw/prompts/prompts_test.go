@@ -29,6 +29,10 @@ var sampleRef = &prompts.Reference{
 	Steps: []string{"Stabiliți capacitatea Ioanei la data actului.", "Calificați vânzarea ca act de dispoziție.", "Aplicați art. 44 alin. (1)."},
 	ModelAnswer: "Introducere. O minoră de 17 ani și-a vândut singură laptopul. Problemele: (1) este actul anulabil; (2) ce se restituie.\n\n" +
 		"Premisa majoră. Art. 41 și art. 44 alin. (1) C.civ.\n\nPremisa minoră. Ioana avea capacitate restrânsă.\n\nConcluzie. Contractul este anulabil.",
+	Verified: true,
+	Disputed: []prompts.DisputedPoint{{Issue: "Poate cumpărătorul invoca buna-credință?",
+		AcceptedRoutes: []string{"nu: nulitatea ocrotește minorul (art. 44 C.civ.)", "numai prin art. 45 C.civ., dacă minorul a folosit manopere dolosive"},
+		Chosen:         "nu, tăcerea Ioanei nu este o manoperă dolosivă"}},
 }
 
 func init() { sampleRef.Problems, _ = prompts.Problems(sampleRef.ModelAnswer) }
