@@ -144,6 +144,12 @@ func TestGradeFollowsRubric(t *testing.T) {
 			}
 		}
 	}
+	// Calibration anchors per band, from another case.
+	for _, want := range []string{"Exemple de notare", "Nivel de top (≈100)", "Nivel mediu (68)", "Nivel slab (41)", "Nivel foarte slab (16)"} {
+		if !strings.Contains(g, want) {
+			t.Errorf("grade prompt lacks the anchor %q", want)
+		}
+	}
 	// The model is asked for no total or subtotal.
 	if strings.Contains(g, "PUNCTAJ TOTAL") || strings.Contains(g, "x/40") {
 		t.Error("the grade prompt asks the model for sums")
