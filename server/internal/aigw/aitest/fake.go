@@ -201,7 +201,11 @@ func defaultReply(system string) Reply {
 	switch {
 	// A grading prompt is known by its answer format; it lists the problems to score.
 	case strings.Contains(system, `"itemi"`):
-		return Reply{Text: GradeJSON(len(gradeProblemRe.FindAllString(system, -1)), [10]int{5, 7, 4, 6, 8, 4, 8, 17, 10, 9})}
+		seen := map[string]bool{}
+		for _, p := range gradeProblemRe.FindAllString(system, -1) {
+			seen[p] = true // the list, and again with its weights in the reference
+		}
+		return Reply{Text: GradeJSON(len(seen), [10]int{5, 7, 4, 6, 8, 4, 8, 17, 10, 9})}
 	// Detection by its answer format.
 	case strings.Contains(system, `"indicii"`):
 		return Reply{Text: `{"indicii": [], "decision": "PASSED", "justification": "Niciun indiciu: stil personal, cu ezitări specifice unui student."}`}
