@@ -352,7 +352,8 @@ func TestAIUpstreamFaultsUnderLoad(t *testing.T) {
 		}
 		retried++
 	}
-	if got := len(fake.Requests()) - calls; got > 2*retried {
+	// A retried submission costs at most a check and a grade's two agreeing passes.
+	if got := len(fake.Requests()) - calls; got > 3*retried {
 		t.Errorf("asking again for %d recorded grades called the model (%d calls for %d retried submissions)", answeredRecorded, got, retried)
 	}
 	after := checkIntegrity(t, pool, &accepted)
