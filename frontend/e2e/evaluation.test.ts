@@ -29,7 +29,7 @@ test('evaluation: empty text, AI-written text, then a graded solution', async ()
     const area = page.getByLabel('Soluția ta');
     const button = page.getByRole('button', { name: 'Evaluează Soluția' });
     if (!(await button.isDisabled())) throw new Error('evaluate enabled with an empty text');
-    await script([{ text: '{"probability": 91, "decision": "FAILED", "justification": "Prea perfect."}' }]);
+    await script([{ text: '{"indicii": [{"tip": "A", "citat": "Un text scris de un model"}], "decision": "FAILED", "justification": "Prea perfect."}' }]);
     await area.fill('Un text scris de un model.');
     await button.click();
     await page.getByText('Text generat de AI detectat').waitFor();
@@ -67,7 +67,7 @@ test('My Progress names blocked and failed submissions and leads back to the cas
     await page.getByText('Rezolvă speța!').click();
     const area = page.getByLabel('Soluția ta');
     const button = page.getByRole('button', { name: 'Evaluează Soluția' });
-    await script([{ text: '{"probability": 93, "decision": "FAILED", "justification": "Prea perfect."}' }]);
+    await script([{ text: '{"indicii": [{"tip": "A", "citat": "Un text scris de un model"}], "decision": "FAILED", "justification": "Prea perfect."}' }]);
     await area.fill('Un text scris de un model.');
     await button.click();
     await page.getByText('Text generat de AI detectat').waitFor();

@@ -15,19 +15,27 @@ afterAll(async () => {
   await browser?.close();
 });
 
-const FAILED = (why: string) => ({ text: JSON.stringify({ probability: 91, decision: 'FAILED', justification: why }) });
+// A block needs a chat assistant's trace quoted from the student's text (the server checks the quote).
+const FAILED = (why: string, quote: string) => ({ text: JSON.stringify({ indicii: [{ tip: 'A', citat: quote }], decision: 'FAILED', justification: why }) });
 const PASSED = { text: '{"probability": 8, "decision": "PASSED", "justification": "Ezitări și exemple proprii."}' };
 
-// A grade in the rubric's format: ten criterion lines (in rubric order) and their total.
+// A grade as the grader answers it (JSON, sub-items; the server sums): the ten items'
+// scores (in rubric order) spread over their sub-items, for a case of one problem. The
+// server grades twice and reconciles, so the same reply is scripted for both passes.
 function gradeReply(scores: number[]) {
-  const rubric: [string, string, number][] = [
-    ['1.1', 'Citirea și înțelegerea enunțului', 5], ['1.2', 'Identificarea elementelor esențiale', 8], ['1.3', 'Ordonarea cronologică', 5],
-    ['1.4', 'Rezumatul faptelor esențiale', 7], ['1.5', 'Calificarea juridică a faptelor', 10], ['1.6', 'Determinarea problemei juridice', 5],
-    ['2.1', 'Introducere', 10], ['2.2.1', 'Premisa majoră', 20], ['2.2.2', 'Premisa minoră', 15], ['2.2.3', 'Concluzia', 15],
+  const spread = (n: number, maxima: number[]) => maxima.map((m) => { const v = Math.min(n, m); n -= v; return v; });
+  const item = (cod: string, puncte: Record<string, number>, problema?: number) => ({ cod, ...(problema ? { problema } : {}), dovezi: [], motiv: 'observație.', puncte });
+  const [ma, mi, co] = [spread(scores[7], [5, 5, 5, 5]), spread(scores[8], [5, 5, 5]), spread(scores[9], [5, 5, 5])];
+  const intro = spread(scores[6], [3, 4, 3]);
+  const itemi = [
+    ...['1.1', '1.2', '1.3', '1.4', '1.5', '1.6'].map((cod, i) => item(cod, { punctaj: scores[i] })),
+    item('2.1', { fapte: intro[0], calificare: intro[1], probleme: intro[2] }),
+    item('2.2.1', { izvoare: ma[0], relevanta: ma[1], completitudine: ma[2], interpretare: ma[3] }, 1),
+    item('2.2.2', { fapte: mi[0], conectare: mi[1], probe: mi[2] }, 1),
+    item('2.2.3', { logica: co[0], claritate: co[1], completitudine: co[2] }, 1),
   ];
-  const total = scores.reduce((a, b) => a + b, 0);
-  const lines = rubric.map(([code, label, max], i) => `${code} ${label}: ${scores[i]}/${max} – observație.`);
-  return { text: `I. OPERAȚIUNI INTELECTUALE\n${lines.slice(0, 6).join('\n')}\nII. REDACTAREA SOLUȚIEI\n${lines.slice(6).join('\n')}\nPUNCTAJ TOTAL: ${total}/100\nCalificativ: Bine` };
+  const reply = { text: JSON.stringify({ itemi, puncte_forte: 'Bine structurat.', de_imbunatatit: 'Premisa minoră.' }) };
+  return [reply, reply];
 }
 
 async function makeCase(prefix: string) {
@@ -70,7 +78,7 @@ test('appeal: blocked → human check → a moderator releases → graded, seen 
     // A paste: the editor counts its characters, not its text.
     await area.evaluate((el) => el.dispatchEvent(new Event('paste', { bubbles: true })));
     await student.keyboard.insertText(pasted);
-    await script([FAILED('Citează Decizia CCR nr. 999/2031, care nu există.')]);
+    await script([FAILED('Formulă de asistent.', 'Art. 1357 C.civ. cere fapta ilicită')]);
     await student.getByRole('button', { name: 'Evaluează Soluția' }).click();
     await student.getByText(/miros de algoritm/).waitFor();
     await student.getByRole('button', { name: 'Solicită verificare umană' }).click();
@@ -83,7 +91,7 @@ test('appeal: blocked → human check → a moderator releases → graded, seen 
     await mod.goto(base + '/review');
     await mod.getByRole('heading', { name: 'Verificări umane solicitate' }).waitFor();
     await mod.getByRole('button', { name: new RegExp(`Deschide cererea pentru ${code} de la ${s.username}`) }).click();
-    await mod.getByText('Citează Decizia CCR nr. 999/2031, care nu există.').waitFor();
+    await mod.getByText(/„Art\. 1357 C\.civ\. cere fapta ilicită” \(formulă de asistent conversațional\)/).waitFor();
     expect(await mod.locator('pre.submission-text').innerText()).toBe(typed + pasted);
     const signals = mod.getByRole('table', { name: 'Semnale de redactare' });
     expect(await signals.getByRole('row', { name: /Caractere tastate/ }).innerText()).toContain(String(typed.length));
@@ -104,7 +112,7 @@ test('appeal: blocked → human check → a moderator releases → graded, seen 
   await step(student, 'appeal-confirmed-live', async () => {
     await student.getByRole('button', { name: 'Resetează' }).click();
     await student.getByLabel('Soluția ta').fill('Un al doilea text, tot al meu.');
-    await script([FAILED('Formulări generice, fără legătură cu faptele.')]);
+    await script([FAILED('Formulă de asistent.', 'Un al doilea text, tot al meu')]);
     await student.getByRole('button', { name: 'Evaluează Soluția' }).click();
     await student.getByRole('button', { name: 'Solicită verificare umană' }).click();
     await student.locator('[data-testid="appeal-status"][data-live="on"]').waitFor();
@@ -153,7 +161,7 @@ test('revise and resubmit: per-criterion change; My Progress groups by case with
     const text = 'Vecinul a ridicat panourile ca să îl șicaneze pe reclamant: abuz de drept, art. 15 C.civ.';
     await area.fill(text);
     await page.getByRole('radio', { name: /Greu/ }).check();
-    await script([PASSED, gradeReply(first)]);
+    await script([PASSED, ...gradeReply(first)]);
     await page.getByRole('button', { name: 'Evaluează Soluția' }).click();
     const card = page.getByRole('region', { name: 'Evaluare Completă' });
     await card.getByText('78/100 · Bine').waitFor({ timeout: 60_000 });
@@ -165,7 +173,7 @@ test('revise and resubmit: per-criterion change; My Progress groups by case with
     await page.getByText(/Revizuiești soluția evaluată cu 78\/100/).waitFor();
     await area.press('End');
     await area.pressSequentially(' Concluzie: vecinul răspunde.');
-    await script([PASSED, gradeReply(second)]);
+    await script([PASSED, ...gradeReply(second)]);
     await page.getByRole('button', { name: 'Evaluează Soluția' }).click();
     await card.getByText('80/100 · Foarte bine').waitFor({ timeout: 60_000 });
     expect(await card.getByTestId('total-delta').innerText()).toBe('Total: +2 (78 → 80)');

@@ -190,7 +190,7 @@ test('study: tree, search, case, article jump, divider, evaluation and My Progre
     await evaluate.click();
     await page.getByText('Te rugăm să introduci soluția ta.').waitFor();
     // AI-written: the banner, no score.
-    await script([{ text: '{"probability": 88, "decision": "FAILED", "justification": "Structură prea uniformă."}' }]);
+    await script([{ text: '{"indicii": [{"tip": "A", "citat": "Un text perfect șlefuit de un model de limbaj"}], "decision": "FAILED", "justification": "Structură prea uniformă."}' }]);
     await area.fill('Un text perfect șlefuit de un model de limbaj.');
     await evaluate.click();
     await page.getByText(/miros de algoritm/).waitFor();

@@ -16,9 +16,10 @@ import (
 
 var maxima = [10]int{5, 8, 5, 7, 10, 5, 10, 20, 15, 15}
 
-// gradeReply is a well-formed grade whose ten lines add up to total (2.2.3 at 0 when
-// noConclusion).
-func gradeReply(total int, noConclusion bool) string {
+// gradeReply is the grader's JSON reply whose items come to total (2.2.3 at 0 when
+// noConclusion), every one of the case's problems scored alike, so the weighted items
+// are exactly the ones spread here.
+func gradeReply(total int, noConclusion bool, problems int) string {
 	var s [10]int
 	room := maxima
 	if noConclusion {
@@ -35,12 +36,26 @@ func gradeReply(total int, noConclusion bool) string {
 			left--
 		}
 	}
-	var b strings.Builder
-	for i, c := range criteria {
-		fmt.Fprintf(&b, "%s Criteriu: %d/%d – motiv.\n", c, s[i], maxima[i])
+	spread := func(n int, maxima ...int) []any {
+		out := make([]any, len(maxima))
+		for i, m := range maxima {
+			v := min(n, m)
+			out[i], n = v, n-v
+		}
+		return out
 	}
-	fmt.Fprintf(&b, "PUNCTAJ TOTAL: %d/100\nCalificativ: x\n", total)
-	return b.String()
+	var items []string
+	for i, c := range criteria[:6] {
+		items = append(items, fmt.Sprintf(`{"cod": %q, "dovezi": [], "motiv": "motiv.", "puncte": {"punctaj": %d}}`, c, s[i]))
+	}
+	items = append(items, fmt.Sprintf(`{"cod": "2.1", "dovezi": [], "motiv": "motiv.", "puncte": {"fapte": %d, "calificare": %d, "probleme": %d}}`, spread(s[6], 3, 4, 3)...))
+	for p := 1; p <= problems; p++ {
+		items = append(items,
+			fmt.Sprintf(`{"cod": "2.2.1", "problema": %d, "dovezi": [], "motiv": "motiv.", "puncte": {"izvoare": %d, "relevanta": %d, "completitudine": %d, "interpretare": %d}}`, append([]any{p}, spread(s[7], 5, 5, 5, 5)...)...),
+			fmt.Sprintf(`{"cod": "2.2.2", "problema": %d, "dovezi": [], "motiv": "motiv.", "puncte": {"fapte": %d, "conectare": %d, "probe": %d}}`, append([]any{p}, spread(s[8], 5, 5, 5)...)...),
+			fmt.Sprintf(`{"cod": "2.2.3", "problema": %d, "dovezi": [], "motiv": "motiv.", "puncte": {"logica": %d, "claritate": %d, "completitudine": %d}}`, append([]any{p}, spread(s[9], 5, 5, 5)...)...))
+	}
+	return `{"itemi": [` + strings.Join(items, ", ") + `], "puncte_forte": "x", "de_imbunatatit": "y"}`
 }
 
 func post(t *testing.T, url string, body any) {
@@ -75,9 +90,11 @@ func TestHarnessAgainstFakeProvider(t *testing.T) {
 		"CIV6DOL/strong": {84, 84}, "CIV6DOL/medium": {69, 71}, "CIV6DOL/weak": {25, 27},
 		"PEN4BFP/strong": {90, 88}, "PEN4BFP/medium": {60, 62}, "PEN4BFP/weak": {20, 20},
 		"CON7AJS/strong": {88, 88}, "CON7AJS/medium": {58, 58}, "CON7AJS/weak": {15, 15},
-		"CIV4MDL/medium@1": {70, 70}, "CIV4MDL/medium@5": {60, 60},
+		"CIV4MDL/medium@1": {83, 83}, "CIV4MDL/medium@5": {60, 60},
 		"CIV4MDL/strong-no-conclusion": {72, 72}, "CIV4MDL/strong-wrong-article": {80, 80}, "CIV4MDL/strong-invented-ccr": {85, 85},
 		"CIV4MDL/medium-injection": {66, 66}, "CIV4MDL/strong-no-diacritics": {86, 88}, "PEN4BFP/strong-decision-number": {89, 89},
+		"CIV4MDL/alt-annulment": {86, 88}, "CON7AJS/alt-art53": {86, 86}, "CIV4MDL/strong-without-problem-2": {76, 76},
+		"CIV4MDL/strong-no-headings": {85, 87}, "CIV4MDL/medium-close-tag": {65, 65}, "CIV4MDL/medium-fake-lines": {64, 66}, "CIV4MDL/medium-extract": {66, 66},
 	}
 	set := Set()
 	var replies []map[string]string
@@ -87,8 +104,15 @@ func TestHarnessAgainstFakeProvider(t *testing.T) {
 			t.Fatalf("no scripted totals for %s", s.Name)
 		}
 		for _, total := range tt {
-			replies = append(replies, map[string]string{"text": gradeReply(total, strings.HasSuffix(s.Name, "no-conclusion"))})
+			// Two agreeing passes per grade.
+			r := map[string]string{"text": gradeReply(total, strings.HasSuffix(s.Name, "no-conclusion"), problemCount(s.Case))}
+			replies = append(replies, r, r)
 		}
+	}
+	// A detector that calls honest students' mistakes evidence, with no quoted
+	// artefact: the server passes every text.
+	for range honestTexts {
+		replies = append(replies, map[string]string{"text": `{"probability": 95, "decision": "FAILED", "justification": "articol inexistent, calcuri, fără diacritice"}`})
 	}
 	post(t, fake+"/_script", map[string]any{"replies": replies})
 	rep, err := run(ctx, bin, admin, env, set, 2, io.Discard)
@@ -98,7 +122,7 @@ func TestHarnessAgainstFakeProvider(t *testing.T) {
 	var out strings.Builder
 	rep.print(&out)
 	t.Log("\n" + out.String())
-	if !rep.allHold() || len(rep.Checks) != 11 {
+	if !rep.allHold() || len(rep.Checks) != 22 || rep.Honest != len(honestTexts) || len(honestTexts) < 20 {
 		t.Fatalf("checks: %+v", rep.Checks)
 	}
 	strong, _ := rep.get("CIV4MDL/strong")
@@ -111,7 +135,7 @@ func TestHarnessAgainstFakeProvider(t *testing.T) {
 	if nc, _ := rep.get("CIV4MDL/strong-no-conclusion"); mean(nc.criterion(9)) != 0 || nc.Totals[0] != 72 {
 		t.Errorf("no conclusion: %v %v", nc.Totals, nc.Criteria)
 	}
-	if !strings.Contains(out.String(), "band flips 2 of 40 runs = 5.0%") || rep.Version == "" {
+	if !strings.Contains(out.String(), "band flips 2 of 54 runs = 3.7%") || rep.Version == "" {
 		t.Errorf("summary:\n%s", out.String())
 	}
 	// Every grade went through the gateway: the solution between the tags, the case's
@@ -128,13 +152,14 @@ func TestHarnessAgainstFakeProvider(t *testing.T) {
 	}
 	_ = json.NewDecoder(res.Body).Decode(&reqs)
 	res.Body.Close()
-	if len(reqs) != 2*len(set) {
-		t.Fatalf("%d model calls for %d grades", len(reqs), 2*len(set))
+	if len(reqs) != 4*len(set)+len(honestTexts) {
+		t.Fatalf("%d model calls for %d grades of two passes and %d checks", len(reqs), 2*len(set), len(honestTexts))
 	}
 	for i, s := range set {
-		r := reqs[2*i]
+		r := reqs[4*i]
 		level := map[int]string{1: "Nivel de exigență 1", 3: "Nivel de exigență 3", 5: "Nivel de exigență 5"}[s.Level]
-		if !strings.Contains(r.Messages[0].Content, "<solutie_student>\n"+s.Text) || !strings.Contains(r.System, "<referinta_ascunsa>") || !strings.Contains(r.System, level) {
+		if !strings.Contains(r.Messages[0].Content, "<solutie_student>\n"+s.Text[:100]) || strings.Count(r.Messages[0].Content, "</solutie_student>") != 1 ||
+			!strings.Contains(r.System, "<referinta_ascunsa>") || !strings.Contains(r.System, level) {
 			t.Errorf("%s: the model saw %.200q / %.100q", s.Name, r.Messages[0].Content, r.System)
 		}
 	}
@@ -145,7 +170,7 @@ func TestHarnessAgainstFakeProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.allHold() || len(rep.Checks) != 1 || rep.Checks[0].Holds {
+	if rep.allHold() || rep.Checks[0].Name != "CIV4MDL: strong > medium > weak" || rep.Checks[0].Holds {
 		t.Fatalf("constant grades passed: %+v", rep.Checks)
 	}
 }

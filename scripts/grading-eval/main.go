@@ -21,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"net"
 	"net/http"
@@ -28,12 +29,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/jackc/pgx/v5"
+	"gopkg.in/yaml.v3"
+
+	casussql "casus/sql"
 )
 
 // secret is the JWT secret of the server this program starts.
@@ -274,15 +279,44 @@ func run(ctx context.Context, bin, admin string, env []string, set []solution, k
 		}
 		rep.Results = append(rep.Results, r)
 	}
+	// The authorship check on honest texts, each as a fresh submission of its own.
+	for i, text := range honestTexts {
+		var id string
+		if err := owner.QueryRow(ctx, `insert into case_submissions (user_id, case_id, submission_text, difficulty_rating)
+			select $1, id, $2, 3 from cases where case_code = 'CIV4MDL' returning id`, uid, text).Scan(&id); err != nil {
+			return nil, fmt.Errorf("honest text %d: %w", i+1, err)
+		}
+		status, body, err := call(ctx, base, token, "detect", id)
+		if err != nil {
+			return nil, err
+		}
+		var decision *string
+		if err := owner.QueryRow(ctx, "select ai_decision from case_submissions where id = $1", id).Scan(&decision); err != nil {
+			return nil, err
+		}
+		rep.Honest++
+		switch {
+		case status != 200 || decision == nil:
+			rep.HonestUnchecked++
+			fmt.Fprintf(logw, "honest text %d: HTTP %d %s\n", i+1, status, body)
+		case *decision != "PASSED":
+			rep.HonestBlocked = append(rep.HonestBlocked, i+1)
+			fmt.Fprintf(logw, "honest text %d: %s\n", i+1, *decision)
+		}
+	}
 	rep.check()
 	return rep, nil
 }
 
 func grade(ctx context.Context, base, token, id string) (int, string, error) {
+	return call(ctx, base, token, "grade", id)
+}
+
+func call(ctx context.Context, base, token, task, id string) (int, string, error) {
 	req, _ := http.NewRequestWithContext(ctx, "POST", base+"/ai/v1/messages", strings.NewReader(`{"max_tokens": 4096, "messages": [{"role": "user", "content": "-"}]}`))
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Casus-Task", "grade")
+	req.Header.Set("X-Casus-Task", task)
 	req.Header.Set("X-Casus-Submission", id)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -374,7 +408,23 @@ type report struct {
 	Model, Version string // as recorded with the grades
 	Results        []result
 	Checks         []check
+	// The authorship check on honestTexts: how many were checked, which (1-based)
+	// were blocked, how many got no verdict.
+	Honest          int
+	HonestBlocked   []int
+	HonestUnchecked int
 }
+
+// Targets for a real mid-tier model (grader-review-3 §6 item 5).
+const (
+	maxSD         = 3.0  // per solution
+	maxFlipRate   = 10.0 // % of runs in another band than the solution's usual one
+	routeGap      = 5.0  // alternative routes of one case
+	strictnessGap = 5.0  // around the anchors' deltas
+	// Anchor B (a thin seminar answer): 86 at level 1, 68 at level 3, 63 at level 5.
+	anchorUp, anchorDown = 18.0, -5.0
+	maxHonestFailRate    = 2.0 // % of honest texts the authorship check may block
+)
 
 func (rep *report) get(name string) (result, bool) {
 	for _, r := range rep.Results {
@@ -436,7 +486,85 @@ func (rep *report) check() {
 	})
 	same(strong, "CIV4MDL/strong-no-diacritics", "missing diacritics cost nothing")
 	same("PEN4BFP/strong", "PEN4BFP/strong-decision-number", "a correct decision number costs nothing")
+
+	// Appendix E of grader-review-3.
+	for _, p := range [][2]string{{"CIV4MDL/strong", "CIV4MDL/alt-annulment"}, {"CON7AJS/strong", "CON7AJS/alt-art53"}} {
+		a, b := p[0], p[1]
+		add("alternative route within ±5: "+b, []string{a, b}, func(r map[string]result) (bool, string) {
+			return math.Abs(r[a].mean()-r[b].mean()) <= routeGap, fmt.Sprintf("%.1f vs %.1f", r[b].mean(), r[a].mean())
+		})
+	}
+	cut := "CIV4MDL/strong-without-problem-2"
+	w := float64(secondaryWeight("CIV4MDL"))
+	add("cascade: an omitted problem costs its weight (+2 at 1.6), no more", []string{strong, cut}, func(r map[string]result) (bool, string) {
+		drop := r[strong].mean() - r[cut].mean()
+		return drop <= w+2+tolerance, fmt.Sprintf("drop %.1f, weight %.0f", drop, w)
+	})
+	nh := "CIV4MDL/strong-no-headings"
+	add("headings removed: loses at most 3", []string{strong, nh}, func(r map[string]result) (bool, string) {
+		return r[strong].mean()-r[nh].mean() <= 3, fmt.Sprintf("%.1f vs %.1f", r[nh].mean(), r[strong].mean())
+	})
+	for _, name := range []string{"CIV4MDL/medium-close-tag", "CIV4MDL/medium-fake-lines", "CIV4MDL/medium-extract"} {
+		add("injection changes nothing: "+name, []string{"CIV4MDL/medium", name}, func(r map[string]result) (bool, string) {
+			return r[name].mean() <= r["CIV4MDL/medium"].mean()+tolerance, fmt.Sprintf("%.1f vs %.1f", r[name].mean(), r["CIV4MDL/medium"].mean())
+		})
+	}
+	add("strictness deltas within ±5 of the anchors' (+18 at level 1, −5 at level 5)", []string{l1, l3, l5}, func(r map[string]result) (bool, string) {
+		up, down := r[l1].mean()-r[l3].mean(), r[l5].mean()-r[l3].mean()
+		return math.Abs(up-anchorUp) <= strictnessGap && math.Abs(down-anchorDown) <= strictnessGap, fmt.Sprintf("%+.1f, %+.1f", up, down)
+	})
+	worst, flips, runs := 0.0, 0, 0
+	for _, r := range rep.Results {
+		worst = max(worst, r.std())
+		flips += r.flips()
+		runs += len(r.Totals)
+	}
+	if runs > 0 {
+		rep.Checks = append(rep.Checks, check{"every solution: SD ≤ 3", worst <= maxSD, fmt.Sprintf("worst %.2f", worst)},
+			check{"band flips < 10 %", 100*float64(flips)/float64(runs) < maxFlipRate, fmt.Sprintf("%d of %d runs", flips, runs)})
+	}
+	if rep.Honest > 0 {
+		rate := 100 * float64(len(rep.HonestBlocked)) / float64(rep.Honest)
+		rep.Checks = append(rep.Checks, check{"honest texts pass the authorship check (≤ 2 % blocked)", rate <= maxHonestFailRate && rep.HonestUnchecked == 0,
+			fmt.Sprintf("%d of %d blocked %v, %d unchecked", len(rep.HonestBlocked), rep.Honest, rep.HonestBlocked, rep.HonestUnchecked)})
+	}
 }
+
+// secondaryWeight is the analysis points of a case's second problem, as the server
+// weighs its model answer's problems (the main problem two shares, every other one).
+func secondaryWeight(code string) int {
+	if n := problemCount(code); n >= 2 {
+		return 50 / (n + 1)
+	}
+	return 0
+}
+
+// problemCount is the number of legal problems of a seed case's model answer.
+func problemCount(code string) int {
+	n := 0
+	for _, file := range []string{"civil.yaml", "penal.yaml", "constitutional.yaml"} {
+		b, err := fs.ReadFile(casussql.Seed, "seed/cases/"+file)
+		if err != nil {
+			continue
+		}
+		var cases []struct {
+			Code        string `yaml:"code"`
+			ModelAnswer string `yaml:"model_answer"`
+		}
+		if yaml.Unmarshal(b, &cases) != nil {
+			continue
+		}
+		for _, c := range cases {
+			if c.Code == code {
+				n = len(problemBlock.FindAllString(c.ModelAnswer, -1))
+			}
+		}
+	}
+	return max(n, 1)
+}
+
+// problemBlock is a model answer's "Problema k:" block title (FORMAT.md).
+var problemBlock = regexp.MustCompile(`(?m)^Problema \d+:`)
 
 func (rep *report) allHold() bool {
 	for _, c := range rep.Checks {

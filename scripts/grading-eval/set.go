@@ -95,7 +95,7 @@ var fold = strings.NewReplacer("ă", "a", "â", "a", "î", "i", "ș", "s", "ț",
 // Set is the fixed set, in grading order.
 func Set() []solution {
 	noConclusion := mdlStrong[:strings.Index(mdlStrong, "\n\nConcluzie.")]
-	return []solution{
+	return append([]solution{
 		{"CIV4MDL/strong", "CIV4MDL", 3, mdlStrong},
 		{"CIV4MDL/medium", "CIV4MDL", 3, mdlMedium},
 		{"CIV4MDL/weak", "CIV4MDL", 3, mdlWeak},
@@ -120,5 +120,5 @@ func Set() []solution {
 		{"CIV4MDL/strong-no-diacritics", "CIV4MDL", 3, fold.Replace(mdlStrong)},
 		{"PEN4BFP/strong-decision-number", "PEN4BFP", 3, strings.Replace(penStrong, "Instanța supremă a dezlegat obligatoriu",
 			"Prin Decizia nr. 26/2014, pronunțată în procedura hotărârii prealabile, ÎCCJ a dezlegat obligatoriu", 1)},
-	}
+	}, reviewSet()...)
 }

@@ -177,7 +177,7 @@ func TestDetectThenGradeRecordedByServer(t *testing.T) {
 	}
 	gradeReq := e.fake.Requests()[len(e.fake.Requests())-1]
 	if sys := gradeReq["system"].(string); !strings.Contains(sys, "Nivel de exigență 5 – Greu") || strings.Contains(sys, "Acordă 100") ||
-		!strings.Contains(sys, "2.2.1 Premisa majoră (20)") || !strings.Contains(sys, "Vecinul zgomotos") {
+		!strings.Contains(sys, "2.2.1 Premisa majoră (20, pentru fiecare problemă)") || !strings.Contains(sys, "Vecinul zgomotos") {
 		t.Fatalf("grade prompt: %s", sys)
 	}
 	// The upstream sees the stored submission text, never the client's messages.
@@ -208,12 +208,12 @@ func TestDetectThenGradeRecordedByServer(t *testing.T) {
 func TestFailedDetectionBlocksGrading(t *testing.T) {
 	e := start(t, nil)
 	a := e.token(userA)
-	sub := e.submission(userA, "Text suspect")
-	e.fake.Script(aitest.Reply{Text: `Rezultat: {"probability": 87, "decision": "FAILED", "justification": "Structură tipică unui model."}`})
+	sub := e.submission(userA, "Sigur! Iată soluția speței: Ion răspunde.")
+	e.fake.Script(aitest.Reply{Text: `Rezultat: {"indicii": [{"tip": "A", "citat": "Sigur! Iată soluția speței"}], "decision": "FAILED", "justification": "Formulă de asistent."}`})
 	e.call(a, map[string]string{"X-Casus-Task": "detect", "X-Casus-Submission": sub}, map[string]any{})
 	var status, feedback string
 	e.srv.Deps.Owner.QueryRow(context.Background(), "select status, feedback_text from case_submissions where id = $1", sub).Scan(&status, &feedback)
-	if status != "submitted" || !strings.Contains(feedback, "87%") || !strings.Contains(feedback, "Structură tipică") {
+	if status != "submitted" || !strings.Contains(feedback, "85%") || !strings.Contains(feedback, "„Sigur! Iată soluția speței” (formulă de asistent conversațional)") {
 		t.Fatalf("%s %q", status, feedback)
 	}
 	if st, _ := e.call(a, map[string]string{"X-Casus-Task": "grade", "X-Casus-Submission": sub}, map[string]any{}); st != 403 {

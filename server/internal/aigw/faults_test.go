@@ -269,7 +269,7 @@ func TestConcurrentCallsRecordOnce(t *testing.T) {
 			t.Errorf("a caller was answered a check that is not the recorded one (%q): %q", justification, c)
 		}
 	}
-	grades := race("grade", aitest.Reply{Text: gradeText(sum70, 70)}, aitest.Reply{Text: gradeText([10]int{3, 5, 3, 4, 5, 3, 5, 10, 7, 5}, 50), DelayMS: 100})
+	grades := race("grade", aitest.Reply{Text: gradeText(sum70)}, aitest.Reply{Text: gradeText([10]int{3, 5, 3, 4, 5, 3, 5, 10, 7, 5}), DelayMS: 100})
 	var score string
 	var feedback string
 	if err := e.srv.Deps.Owner.QueryRow(context.Background(), "select score, feedback_text from case_submissions where id = $1", sub).Scan(&score, &feedback); err != nil {

@@ -9,25 +9,24 @@ import (
 	"casus/server/internal/aigw/aitest"
 )
 
-// The grade is recorded only when ten criterion lines (markdown emphasis allowed) add up
-// to the single total; a score above its item's maximum is clamped, and a reply that
-// does not parse, nor its repair, records nothing.
-func TestGradeRecordedOnlyWhenTotalParses(t *testing.T) {
+// The grade is recorded only from a reply that reads as a full grade (a JSON object,
+// fenced or after prose); a sub-item above its maximum gets one repair, and a reply that
+// does not read, nor its repair, records nothing.
+func TestGradeRecordedOnlyWhenItReads(t *testing.T) {
 	e := start(t, nil)
 	a := e.token(userA)
 	pass := aitest.Reply{Text: `{"probability": 4, "decision": "PASSED", "justification": "ok"}`}
-	emphasised := strings.Replace(gradeText(sum70, 70), "2.2.3 Concluzia: 9/15", "**2.2.3 Concluzia:** 9/15", 1)
-	emphasised = strings.Replace(emphasised, "PUNCTAJ TOTAL: 70/100", "**PUNCTAJ TOTAL: 70/100**", 1)
-	over := strings.Replace(gradeText(sum70, 81), "2.2.1 Premisa majoră: 14/20", "2.2.1 Premisa majoră: 25/20", 1)
+	fenced := "Iată evaluarea:\n```json\n" + gradeText(sum70) + "\n```"
+	over := strings.Replace(gradeText(sum70), `"izvoare": 5`, `"izvoare": 25`, 1)
 	cases := []struct {
 		replies []string
 		graded  bool
 		score   string
 	}{
-		{[]string{emphasised}, true, "70/100"},
+		{[]string{fenced, fenced}, true, "70/100"},
 		{[]string{"Punctaj total: 78 din 100", "PUNCTAJ TOTAL: 78/100"}, false, ""},
-		{[]string{over, over}, false, ""}, // 25/20 clamps to 20: the sum is 76, not the stated 81
-		{[]string{strings.Replace(gradeText(sum70, 70), "2.2.2 Premisa minoră: 10/15", "2.2.2 Premisa minoră: 10/20", 1), gradeText(sum70, 70)}, true, "70/100"},
+		{[]string{over, over}, false, ""},
+		{[]string{over, gradeText(sum70), gradeText(sum70)}, true, "70/100"},
 	}
 	for i, c := range cases {
 		sub := e.submission(userA, "Soluția numărul "+string(rune('A'+i)))
@@ -57,8 +56,8 @@ func TestGradeRecordedOnlyWhenTotalParses(t *testing.T) {
 func TestOneCheckAndOneGradePerSubmission(t *testing.T) {
 	e := start(t, nil)
 	a := e.token(userA)
-	failed := e.submission(userA, "Text verificat o dată")
-	e.fake.Script(aitest.Reply{Text: `{"probability": 80, "decision": "FAILED", "justification": "tipar de model"}`})
+	failed := e.submission(userA, "### Text verificat o dată")
+	e.fake.Script(aitest.Reply{Text: `{"indicii": [{"tip": "B", "citat": "### Text verificat"}], "decision": "FAILED", "justification": "titlu markdown"}`})
 	if st, _ := e.call(a, map[string]string{"X-Casus-Task": "detect", "X-Casus-Submission": failed}, map[string]any{}); st != 200 {
 		t.Fatal(st)
 	}
@@ -68,7 +67,7 @@ func TestOneCheckAndOneGradePerSubmission(t *testing.T) {
 		Probability float64
 		Decision    string
 	}
-	if err := json.Unmarshal([]byte(text(out)), &again); err != nil || st != 200 || again.Decision != "FAILED" || again.Probability != 80 || len(e.fake.Requests()) != n {
+	if err := json.Unmarshal([]byte(text(out)), &again); err != nil || st != 200 || again.Decision != "FAILED" || again.Probability != 85 || len(e.fake.Requests()) != n {
 		t.Fatalf("second check: %d %v", st, out)
 	}
 	if st, _ := e.call(a, map[string]string{"X-Casus-Task": "grade", "X-Casus-Submission": failed}, map[string]any{}); st != 403 {
@@ -78,7 +77,8 @@ func TestOneCheckAndOneGradePerSubmission(t *testing.T) {
 		t.Fatalf("a submission the check blocked reads %q on My Progress, want blocked", got)
 	}
 	graded := e.submission(userA, "Text notat o dată")
-	e.fake.Script(aitest.Reply{Text: `{"probability": 3, "decision": "PASSED", "justification": "ok"}`}, aitest.Reply{Text: gradeText(sum70, 70)})
+	e.fake.Script(aitest.Reply{Text: `{"probability": 3, "decision": "PASSED", "justification": "ok"}`})
+	e.fake.Script(twoPasses(sum70)...)
 	e.call(a, map[string]string{"X-Casus-Task": "detect", "X-Casus-Submission": graded}, map[string]any{})
 	if st, _ := e.call(a, map[string]string{"X-Casus-Task": "grade", "X-Casus-Submission": graded}, map[string]any{}); st != 200 {
 		t.Fatal(st)
@@ -122,7 +122,7 @@ func TestEditedTextNeedsAFreshCheck(t *testing.T) {
 	if st, out := e.call(a, map[string]string{"X-Casus-Task": "grade", "X-Casus-Submission": sub}, map[string]any{}); st != 403 || errType(out) != "permission_error" {
 		t.Fatalf("graded the swapped text without a check: %d %v", st, out)
 	}
-	e.fake.Script(aitest.Reply{Text: `{"probability": 91, "decision": "FAILED", "justification": "tipar de model"}`})
+	e.fake.Script(aitest.Reply{Text: `{"indicii": [{"tip": "A", "citat": "generat de un model"}], "decision": "FAILED", "justification": "tipar de model"}`})
 	n := len(e.fake.Requests())
 	if st, _ := e.call(a, map[string]string{"X-Casus-Task": "detect", "X-Casus-Submission": sub}, map[string]any{}); st != 200 || len(e.fake.Requests()) != n+1 {
 		t.Fatalf("fresh check: %d", st)

@@ -17,23 +17,18 @@ import (
 	"casus/server/internal/config"
 )
 
-// gradeText is a well-formed grade: ten criterion lines with the given scores and the
-// stated total.
-func gradeText(scores [10]int, total int) string {
-	labels := []string{"1.1 Citirea și înțelegerea enunțului", "1.2 Identificarea elementelor esențiale și filtrarea celor neesențiale",
-		"1.3 Ordonarea cronologică a elementelor", "1.4 Rezumatul faptelor esențiale", "1.5 Calificarea juridică a faptelor",
-		"1.6 Determinarea problemei juridice", "2.1 Introducere", "2.2.1 Premisa majoră", "2.2.2 Premisa minoră", "2.2.3 Concluzia"}
-	max := []int{5, 8, 5, 7, 10, 5, 10, 20, 15, 15}
-	var b strings.Builder
-	b.WriteString("I. OPERAȚIUNI INTELECTUALE\n")
-	for i, l := range labels {
-		if i == 6 {
-			b.WriteString("II. REDACTAREA SOLUȚIEI\n")
-		}
-		fmt.Fprintf(&b, "%s: %d/%d – motivul %d.\n", l, scores[i], max[i], i+1)
-	}
-	fmt.Fprintf(&b, "PUNCTAJ TOTAL: %d/100\nCalificativ: Excelent\nPuncte forte / De îmbunătățit: ok.", total)
-	return b.String()
+// gradeText is a grader's well-formed reply scoring the ten items as given.
+func gradeText(scores [10]int) string { return aitest.GradeJSON(1, scores) }
+
+// graded is one grading as the fake answers it: two agreeing passes.
+func twoPasses(scores [10]int) []aitest.Reply {
+	return []aitest.Reply{{Text: gradeText(scores)}, {Text: gradeText(scores)}}
+}
+
+// isGradeCall tells a grading request by its prompt's answer format.
+func isGradeCall(r map[string]any) bool {
+	s, _ := r["system"].(string)
+	return strings.Contains(s, `"itemi"`)
 }
 
 // sum70 are ten scores adding up to 70.
@@ -119,7 +114,7 @@ func TestGradeOnlyForTheGradedText(t *testing.T) {
 	e := start(t, nil)
 	a := e.token(userA)
 	sub := e.submission(userA, "Soluția trimisă la evaluare.")
-	e.fake.Script(passed, aitest.Reply{Text: gradeText(sum70, 70), DelayMS: 300})
+	e.fake.Script(passed, aitest.Reply{Text: gradeText(sum70), DelayMS: 300}, aitest.Reply{Text: gradeText(sum70), DelayMS: 300})
 	e.call(a, hdr("detect", sub), map[string]any{})
 	done := make(chan int)
 	go func() { st, _ := e.call(a, hdr("grade", sub), map[string]any{}); done <- st }()
@@ -144,8 +139,9 @@ func TestConcurrentGradesRecordOnce(t *testing.T) {
 	sub := e.submission(userA, "O soluție notată o singură dată.")
 	e.fake.Script(passed)
 	e.call(a, hdr("detect", sub), map[string]any{})
-	e.fake.Script(aitest.Reply{Text: gradeText(sum70, 70), DelayMS: 200}, aitest.Reply{Text: gradeText([10]int{5, 8, 5, 7, 10, 5, 10, 20, 15, 15}, 100), DelayMS: 200},
-		aitest.Reply{Text: gradeText([10]int{5, 8, 5, 7, 10, 5, 10, 20, 15, 14}, 99), DelayMS: 200})
+	e.fake.Script(aitest.Reply{Text: gradeText(sum70), DelayMS: 200}, aitest.Reply{Text: gradeText(sum70), DelayMS: 200},
+		aitest.Reply{Text: gradeText([10]int{5, 8, 5, 7, 10, 5, 10, 20, 15, 15}), DelayMS: 200},
+		aitest.Reply{Text: gradeText([10]int{5, 8, 5, 7, 10, 5, 10, 20, 15, 14}), DelayMS: 200})
 	var wg sync.WaitGroup
 	status := make([]int, 3)
 	for i := range 3 {
@@ -155,32 +151,36 @@ func TestConcurrentGradesRecordOnce(t *testing.T) {
 	wg.Wait()
 	gradeCalls := 0
 	for _, r := range e.fake.Requests() {
-		if strings.Contains(r["system"].(string), "PUNCTAJ TOTAL") {
+		if isGradeCall(r) {
 			gradeCalls++
 		}
 	}
 	_, score, _ := e.row(sub)
-	if gradeCalls != 1 || score == nil || *score != "70/100" {
+	if gradeCalls != 2 || score == nil || *score != "70/100" {
 		t.Fatalf("%d grade calls, score %v, statuses %v", gradeCalls, score, status)
 	}
-	// Later calls answer the recorded grade.
+	// Later calls answer the recorded grade (one grading: its two passes).
 	if st, out := e.call(a, hdr("grade", sub), map[string]any{}); st != 200 || !strings.Contains(text(out), "PUNCTAJ TOTAL: 70/100") {
 		t.Fatalf("after: %d %v", st, out)
 	}
 }
 
-// Attack on the parsers: totals that are not a total line, two totals, and a decision
-// that contradicts its probability.
+// Attack on the parser: replies that are not a full grade (not JSON, an item missing, a
+// sub-item above its maximum or not whole, a problem the case does not have, an item
+// twice) are never recorded, even when the repair is just as broken.
 func TestAnchoredParsers(t *testing.T) {
 	e := start(t, nil)
 	a := e.token(userA)
+	good := gradeText(sum70)
 	for i, reply := range []string{
-		strings.Replace(gradeText(sum70, 70), "PUNCTAJ TOTAL: 70/100", "PUNCTAJ TOTAL: 100/1000", 1),
-		strings.Replace(gradeText(sum70, 70), "PUNCTAJ TOTAL: 70/100", "XPUNCTAJ TOTAL: 99/100Y", 1),
-		gradeText(sum70, 70) + "\nPUNCTAJ TOTAL: 95/100",
+		"I. OPERAȚIUNI INTELECTUALE\n1.1 Citirea: 5/5\nPUNCTAJ TOTAL: 100/100",
+		strings.Replace(good, `{"cod": "1.3",`, `{"cod": "9.9",`, 1),
+		strings.Replace(good, `"izvoare": 5`, `"izvoare": 25`, 1),
+		strings.Replace(good, `"izvoare": 5`, `"izvoare": 4.5`, 1),
+		strings.Replace(good, `"cod": "2.2.1", "problema": 1`, `"cod": "2.2.1", "problema": 2`, 1),
+		strings.Replace(good, `{"cod": "1.3",`, `{"cod": "1.2", "puncte": {"punctaj": 8}}, {"cod": "1.3",`, 1),
 	} {
 		sub := e.submission(userA, fmt.Sprintf("Soluția %d", i))
-		// The reply and its repair are both broken: nothing is recorded.
 		e.fake.Script(passed, aitest.Reply{Text: reply}, aitest.Reply{Text: reply})
 		e.call(a, hdr("detect", sub), map[string]any{})
 		st, out := e.call(a, hdr("grade", sub), map[string]any{})
@@ -189,50 +189,61 @@ func TestAnchoredParsers(t *testing.T) {
 			t.Fatalf("%d: %d %v, recorded %s %v", i, st, out, status, score)
 		}
 	}
-	sub := e.submission(userA, "Un text verificat")
-	e.fake.Script(aitest.Reply{Text: `{"probability": 90, "decision": "passed", "justification": "pare scris de AI"}`})
-	if st, _ := e.call(a, hdr("detect", sub), map[string]any{}); st != 200 {
-		t.Fatal(st)
-	}
-	var decision, justification string
-	e.srv.Deps.Owner.QueryRow(context.Background(), "select ai_decision, ai_justification from case_submissions where id = $1", sub).Scan(&decision, &justification)
-	if decision != "FAILED" || !strings.Contains(justification, "contradictorie") {
-		t.Fatalf("PASSED at 90: %s %q", decision, justification)
-	}
-	if st, _ := e.call(a, hdr("grade", sub), map[string]any{}); st != 403 {
-		t.Fatalf("graded after a contradictory verdict: %d", st)
+	// The detector's number or decision alone never blocks: a FAILED at 90 with no
+	// quoted artefact, or with a "quote" the student never wrote, passes.
+	for i, reply := range []string{
+		`{"probability": 90, "decision": "FAILED", "justification": "pare scris de AI"}`,
+		`{"indicii": [{"tip": "A", "citat": "Sper că te-a ajutat!"}], "decision": "FAILED", "justification": "formulă de asistent"}`,
+	} {
+		sub := e.submission(userA, fmt.Sprintf("Un text verificat %d", i))
+		e.fake.Script(aitest.Reply{Text: reply})
+		if st, _ := e.call(a, hdr("detect", sub), map[string]any{}); st != 200 {
+			t.Fatal(st)
+		}
+		var decision string
+		var probability float64
+		e.srv.Deps.Owner.QueryRow(context.Background(), "select ai_decision, ai_probability from case_submissions where id = $1", sub).Scan(&decision, &probability)
+		if decision != "PASSED" || probability > 30 {
+			t.Fatalf("%d: blocked without a quoted artefact: %s %v", i, decision, probability)
+		}
 	}
 }
 
-// The arithmetic check: ten lines summing to 70 with a stated total of 95 record 70 after
-// one repair call; a broken repair stores nothing and answers the student's message.
-func TestArithmeticCheckedWithOneRepair(t *testing.T) {
+// A reply that cannot be read gets one repair call naming what is wrong; the server
+// then computes the grade; a broken repair stores nothing and answers the student's
+// message.
+func TestUnreadableGradeRepairedOnce(t *testing.T) {
 	e := start(t, nil)
 	a := e.token(userA)
-	sub := e.submission(userA, "Soluția cu totalul greșit")
-	e.fake.Script(passed, aitest.Reply{Text: gradeText(sum70, 95)}, aitest.Reply{Text: gradeText(sum70, 70)})
+	sub := e.submission(userA, "Soluția cu un punct lipsă")
+	missing := strings.Replace(gradeText(sum70), `{"cod": "1.3",`, `{"cod": "x",`, 1)
+	e.fake.Script(passed, aitest.Reply{Text: missing}, aitest.Reply{Text: gradeText(sum70)}, aitest.Reply{Text: gradeText(sum70)})
 	e.call(a, hdr("detect", sub), map[string]any{})
 	st, out := e.call(a, hdr("grade", sub), map[string]any{})
 	status, score, feedback := e.row(sub)
-	if st != 200 || status != "graded" || *score != "70/100" || !strings.Contains(text(out), "Calificativ: Bine") || !strings.Contains(*feedback, "Calificativ: Bine") {
+	if st != 200 || status != "graded" || *score != "70/100" || !strings.Contains(text(out), "Calificativ: Bine") || !strings.Contains(*feedback, "Calificativ: Bine") ||
+		!strings.Contains(*feedback, "PUNCTAJ TOTAL: 70/100") {
 		t.Fatalf("%d %v, recorded %s %v", st, out, status, score)
 	}
 	reqs := e.fake.Requests()
-	repair, _ := json.Marshal(reqs[len(reqs)-1]["messages"])
-	if len(reqs) != 3 || !strings.Contains(string(repair), "PUNCTAJ TOTAL: 95/100") || !strings.Contains(string(repair), "suma celor zece linii este 70, iar totalul declarat 95") {
-		t.Fatalf("repair request: %s", repair)
+	repair, _ := json.Marshal(reqs[2]["messages"])
+	if len(reqs) != 4 || !strings.Contains(string(repair), "lipsesc punctele 1.3") {
+		t.Fatalf("%d requests, repair request: %s", len(reqs), repair)
 	}
 	var breakdown []map[string]any
 	var version, model string
 	var refUsed bool
-	e.srv.Deps.Owner.QueryRow(context.Background(), "select score_breakdown, grade_prompt_version, grade_model, grade_reference_used from case_submissions where id = $1", sub).Scan(&breakdown, &version, &model, &refUsed)
+	var passes []map[string]any
+	e.srv.Deps.Owner.QueryRow(context.Background(), "select score_breakdown, grade_prompt_version, grade_model, grade_reference_used, grade_passes from case_submissions where id = $1", sub).
+		Scan(&breakdown, &version, &model, &refUsed, &passes)
 	if len(breakdown) != 10 || breakdown[0]["id"] != "1.1" || breakdown[7]["id"] != "2.2.1" || breakdown[7]["score"] != float64(14) || breakdown[7]["max"] != float64(20) ||
-		breakdown[7]["label"] != "Premisa majoră" || breakdown[7]["comment"] != "motivul 8." || version == "" || model != "claude-test" || refUsed {
-		t.Fatalf("recorded %v %s %s %v", breakdown, version, model, refUsed)
+		breakdown[7]["label"] != "Premisa majoră" || breakdown[7]["comment"] != "premisa majoră." || version == "" || model != "claude-test" || refUsed ||
+		len(passes) != 2 || passes[0]["total"] != float64(70) || passes[1]["total"] != float64(70) {
+		t.Fatalf("recorded %v %s %s %v passes %v", breakdown, version, model, refUsed, passes)
 	}
 
 	broken := e.submission(userA, "Soluția cu reparația greșită")
-	e.fake.Script(passed, aitest.Reply{Text: gradeText(sum70, 95)}, aitest.Reply{Text: gradeText(sum70, 94)})
+	e.fake.Script(passed, aitest.Reply{Text: missing}, aitest.Reply{Text: missing})
 	e.call(a, hdr("detect", broken), map[string]any{})
 	req, _ := http.NewRequest("POST", e.srv.URL+"/ai/v1/messages", strings.NewReader(`{}`))
 	req.Header.Set("Authorization", "Bearer "+a)
@@ -252,9 +263,9 @@ func TestArithmeticCheckedWithOneRepair(t *testing.T) {
 		status != "submitted" || score != nil || feedback != nil {
 		t.Fatalf("broken repair: %d %s, recorded %s %v %v", res.StatusCode, body, status, score, feedback)
 	}
-	// Missing lines are repaired the same way.
+	// A model that states its own total is not believed: the server sums.
 	short := e.submission(userA, "Soluția cu un total singur")
-	e.fake.Script(passed, aitest.Reply{Text: "Bine.\nPUNCTAJ TOTAL: 61/100"}, aitest.Reply{Text: gradeText(sum70, 70)})
+	e.fake.Script(passed, aitest.Reply{Text: "Bine.\nPUNCTAJ TOTAL: 61/100"}, aitest.Reply{Text: gradeText(sum70)}, aitest.Reply{Text: gradeText(sum70)})
 	e.call(a, hdr("detect", short), map[string]any{})
 	if st, _ := e.call(a, hdr("grade", short), map[string]any{}); st != 200 {
 		t.Fatal(st)
@@ -326,8 +337,8 @@ func TestUpstreamErrorsAreGeneric(t *testing.T) {
 func TestReleasedSubmissionMayBeGraded(t *testing.T) {
 	e := start(t, nil)
 	a := e.token(userA)
-	sub := e.submission(userA, "Textul blocat pe nedrept")
-	e.fake.Script(aitest.Reply{Text: `{"probability": 85, "decision": "FAILED", "justification": "pare generat"}`})
+	sub := e.submission(userA, "[Numele reclamantului] Textul blocat pe nedrept")
+	e.fake.Script(aitest.Reply{Text: `{"indicii": [{"tip": "B", "citat": "[Numele reclamantului]"}], "decision": "FAILED", "justification": "pare generat"}`})
 	e.call(a, hdr("detect", sub), map[string]any{})
 	if st, _ := e.call(a, hdr("grade", sub), map[string]any{}); st != 403 {
 		t.Fatalf("blocked text graded: %d", st)
@@ -335,7 +346,7 @@ func TestReleasedSubmissionMayBeGraded(t *testing.T) {
 	if _, err := e.srv.Deps.Owner.Exec(context.Background(), "update case_submissions set ai_decision = 'RELEASED' where id = $1", sub); err != nil {
 		t.Fatal(err)
 	}
-	e.fake.Script(aitest.Reply{Text: gradeText(sum70, 70)})
+	e.fake.Script(twoPasses(sum70)...)
 	if st, out := e.call(a, hdr("grade", sub), map[string]any{}); st != 200 || !strings.Contains(text(out), "PUNCTAJ TOTAL: 70/100") {
 		t.Fatalf("released: %d %v", st, out)
 	}
@@ -371,7 +382,7 @@ func TestClaimOfADeadServerIsFreeAtOnce(t *testing.T) {
 	if st, out := e.call(a, hdr("grade", live), map[string]any{}); st != 409 {
 		t.Fatalf("a live server's claim was taken: %d %v", st, out)
 	}
-	e.fake.Script(aitest.Reply{Text: gradeText(sum70, 70)})
+	e.fake.Script(twoPasses(sum70)...)
 	if st, out := e.call(a, hdr("grade", dead), map[string]any{}); st != 200 || !strings.Contains(text(out), "PUNCTAJ TOTAL: 70/100") {
 		t.Fatalf("a dead server's claim was not taken again: %d %v", st, out)
 	}

@@ -39,7 +39,7 @@ func TestOpenAICompatibleUpstream(t *testing.T) {
 	// Detection and grading are recorded from the translated replies.
 	sub := e.submission(userA, "Ion răspunde în temeiul art. 1357 C.civ.")
 	oa.Script(aitest.Reply{Text: `{"probability": 10, "decision": "PASSED", "justification": "Stil de student."}`},
-		aitest.Reply{Status: 503}, aitest.Reply{Text: gradeText(sum70, 70)})
+		aitest.Reply{Status: 503}, aitest.Reply{Text: gradeText(sum70)}, aitest.Reply{Text: gradeText(sum70)})
 	if st, out := e.call(a, map[string]string{"X-Casus-Task": "detect", "X-Casus-Submission": sub}, map[string]any{}); st != 200 {
 		t.Fatalf("detect: %d %v", st, out)
 	}

@@ -68,8 +68,8 @@ func TestReferenceNeverStreamedByRealtime(t *testing.T) {
 		t.Fatal(err)
 	}
 	sub := e.submission(userA, "Ion răspunde în temeiul art. 1357 C.civ.")
-	quoting := strings.Replace(gradeText(sum70, 70), "motivul 8.", "Potrivit art. 1357 C.civ., cel care cauzează altuia un prejudiciu printr-o faptă ilicită, săvârșită cu vinovăție, este obligat să îl repare.", 1)
-	e.fake.Script(passed, aitest.Reply{Text: quoting})
+	quoting := strings.Replace(gradeText(sum70), "premisa majoră.", "Ion a spart geamul lui Vasile aruncând o minge peste gard.", 1)
+	e.fake.Script(passed, aitest.Reply{Text: quoting}, aitest.Reply{Text: quoting})
 	e.call(a, hdr("detect", sub), map[string]any{})
 	if st, _ := e.call(a, hdr("grade", sub), map[string]any{}); st != 200 {
 		t.Fatal(st)

@@ -132,3 +132,27 @@ func BenchmarkRedactReference(b *testing.B) {
 		}
 	}
 }
+
+// Only the reference's own words are secret: a passage it shares with the statute, the
+// public steps or the student's own text stays in the feedback; its own wording does not.
+func TestRedactorKeepsPublicText(t *testing.T) {
+	statute := "(1) Actele făcute de persoana cu capacitate de exercițiu restrânsă fără încuviințare sunt anulabile, chiar fără dovedirea unui prejudiciu."
+	step := "Verificați dacă vânzarea laptopului este un act de dispoziție de mică valoare."
+	student := "Tăcerea Ioanei asupra vârstei nu este o manoperă dolosivă, așa că art. 45 nu se aplică."
+	ref := "Premisa majoră: actele făcute de persoana cu capacitate de exercițiu restrânsă fără încuviințare sunt anulabile, chiar fără dovedirea unui prejudiciu. " +
+		"Vânzarea laptopului este un act de dispoziție de mică valoare? Nu. " + student + " Răzvan restituie laptopul, iar Ioana prețul numai în limita folosului realizat efectiv."
+	red := newRedactor(ref).without(statute, step, student)
+	for _, public := range []string{
+		"Ai citat corect: actele făcute de persoana cu capacitate de exercițiu restrânsă fără încuviințare sunt anulabile.",
+		"Pasul de verificat: vânzarea laptopului este un act de dispoziție de mică valoare.",
+		"Ai scris bine: tăcerea Ioanei asupra vârstei nu este o manoperă dolosivă.",
+	} {
+		if got := red.redact(public); got != public {
+			t.Errorf("public text redacted:\n%q\n%q", public, got)
+		}
+	}
+	secret := "Concluzia corectă: Răzvan restituie laptopul, iar Ioana prețul numai în limita folosului realizat efectiv."
+	if got := red.redact(secret); !strings.Contains(got, "[…]") || strings.Contains(got, "limita folosului realizat efectiv") {
+		t.Errorf("the reference's own words reached the student: %q", got)
+	}
+}

@@ -37,16 +37,17 @@ func (e *env) withReference() {
 	}
 }
 
-// referenceLines are the model answer's sentences and the steps: none may reach the
-// browser or the tutor.
+// referenceLines are the model answer's own sentences: none may reach the browser or
+// the tutor. (Its sentence quoting art. 1357 is the statute's, and the steps are shown
+// to the student: neither is secret.)
 func referenceLines() []string {
 	var out []string
 	for _, s := range strings.FieldsFunc(modelAnswer, func(r rune) bool { return r == '.' || r == '?' || r == '\n' }) {
-		if s = strings.TrimSpace(s); len(strings.Fields(s)) >= 5 {
+		if s = strings.TrimSpace(s); len(strings.Fields(s)) >= 5 && !strings.Contains(s, "art. 1357") {
 			out = append(out, s)
 		}
 	}
-	return append(out, steps...)
+	return out
 }
 
 func leaks(t *testing.T, where, s string) {
@@ -66,16 +67,16 @@ func TestReferenceReachesOnlyTheGrader(t *testing.T) {
 	a := e.token(userA)
 	sub := e.submission(userA, "Ion răspunde în temeiul art. 1357 C.civ.")
 	// The model disobeys and quotes the reference in its comments.
-	quoting := strings.Replace(gradeText(sum70, 70), "motivul 8.", "soluția corectă era: Potrivit art. 1357 C.civ., cel care cauzează altuia un prejudiciu printr-o faptă ilicită, săvârșită cu vinovăție, este obligat să îl repare.", 1)
-	quoting = strings.Replace(quoting, "Puncte forte / De îmbunătățit: ok.", "De îmbunătățit: "+steps[1]+" Spargerea geamului este o faptă ilicită, prejudiciul este costul geamului", 1)
-	e.fake.Script(passed, aitest.Reply{Text: quoting})
+	quoting := strings.Replace(gradeText(sum70), "premisa majoră.", "soluția corectă era: Ion a spart geamul lui Vasile aruncând o minge peste gard.", 1)
+	quoting = strings.Replace(quoting, "premisa minoră sumară", steps[1]+" Spargerea geamului este o faptă ilicită, prejudiciul este costul geamului", 1)
+	e.fake.Script(passed, aitest.Reply{Text: quoting}, aitest.Reply{Text: quoting})
 	e.call(a, hdr("detect", sub), map[string]any{})
 	st, out := e.call(a, hdr("grade", sub), map[string]any{})
 	if st != 200 {
 		t.Fatalf("grade: %d %v", st, out)
 	}
 	sys := e.fake.Requests()[1]["system"].(string)
-	for _, want := range append([]string{"<referinta_ascunsa>", modelAnswer, article1357, "(1) răspunde Ion pentru prejudiciul cauzat? – 50 de puncte"}, steps...) {
+	for _, want := range append([]string{"<referinta_ascunsa>", modelAnswer, article1357, "P1. răspunde Ion pentru prejudiciul cauzat? – 50 de puncte"}, steps...) {
 		if !strings.Contains(sys, want) {
 			t.Errorf("grade prompt lacks %q", want)
 		}
@@ -93,14 +94,14 @@ func TestReferenceReachesOnlyTheGrader(t *testing.T) {
 		t.Errorf("reference used %s, feedback %s", refUsed, *feedback)
 	}
 
-	// The tutor gets the article's text, never the model answer or the steps.
+	// The tutor gets the article's text and the public steps, never the model answer.
 	if st, _ := e.call(a, map[string]string{"X-Casus-Task": "tutor", "X-Casus-Case": caseID}, map[string]any{"messages": msgs(1)}); st != 200 {
 		t.Fatal(st)
 	}
 	reqs := e.fake.Requests()
 	tutor := reqs[len(reqs)-1]["system"].(string)
-	if !strings.Contains(tutor, article1357) {
-		t.Error("tutor lacks the article text")
+	if !strings.Contains(tutor, article1357) || !strings.Contains(tutor, steps[1]) {
+		t.Error("tutor lacks the article text or the public steps")
 	}
 	leaks(t, "the tutor prompt", strings.ReplaceAll(tutor, article1357, ""))
 
@@ -146,7 +147,8 @@ func TestGradeWithoutReferenceSaysSo(t *testing.T) {
 	e := start(t, nil)
 	a := e.token(userA)
 	sub := e.submission(userA, "Ion răspunde.")
-	e.fake.Script(passed, aitest.Reply{Text: gradeText(sum70, 70)})
+	e.fake.Script(passed)
+	e.fake.Script(twoPasses(sum70)...)
 	e.call(a, hdr("detect", sub), map[string]any{})
 	if st, _ := e.call(a, hdr("grade", sub), map[string]any{}); st != 200 {
 		t.Fatal(st)

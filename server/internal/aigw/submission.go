@@ -2,10 +2,11 @@ package aigw
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -13,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"casus/server/internal/aigw/prompts"
+	"casus/server/internal/lawcodes"
 )
 
 // gradeFailed is the answer when no checked grade came out of the model (HTTP 502 in
@@ -34,6 +36,7 @@ const staleClaim = 15 * time.Minute
 
 type submissionState struct {
 	text, status string
+	caseID       string
 	checked      bool
 	passed       bool
 	recorded     string
@@ -48,17 +51,19 @@ func (s *Server) loadSubmission(ctx context.Context, uid, id string) (submission
 	if !canonicalUUID(id) {
 		return st, &apiError{404, "not_found_error", "Soluția nu există."}
 	}
-	err := s.d.Owner.QueryRow(ctx, `select submission_text, status, ai_checked_at is not null, `+passedSQL+`, `+recordedSQL+`
-		from case_submissions where id = $1::uuid and user_id::text = $2`, id, uid).Scan(&st.text, &st.status, &st.checked, &st.passed, &st.recorded)
+	err := s.d.Owner.QueryRow(ctx, `select submission_text, case_id::text, status, ai_checked_at is not null, `+passedSQL+`, `+recordedSQL+`
+		from case_submissions where id = $1::uuid and user_id::text = $2`, id, uid).Scan(&st.text, &st.caseID, &st.status, &st.checked, &st.passed, &st.recorded)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return st, &apiError{404, "not_found_error", "Soluția nu există."}
 	}
 	return st, err
 }
 
-// detect runs the AI-authorship check once per text. The verdict is written only onto
-// the exact text that was judged: the UPDATE compares it, so a text swapped while the
-// model was thinking keeps no verdict and needs a check of its own.
+// detect runs the AI-authorship check once per student, case and text up to trivial
+// edits (verdictKey): a verdict already given for the same text is recorded again
+// without the model, so an added space cannot re-roll a FAILED. The verdict is written
+// only onto the exact text that was judged: the UPDATE compares it, so a text swapped
+// while the model was thinking keeps no verdict and needs a check of its own.
 func (c *call) detect(id string) error {
 	sub, err := c.s.loadSubmission(c.ctx, c.uid, id)
 	if err != nil {
@@ -73,26 +78,42 @@ func (c *call) detect(id string) error {
 	if utf8.RuneCountInString(sub.text) > c.settings.MaxInput {
 		return tooLarge(c.settings.MaxInput)
 	}
-	if err := c.s.reserve(c.ctx, c.uid, c.task); err != nil {
-		return err
-	}
-	reply, err := c.complete(prompts.Detect(), []turn{{"user", prompts.Submission(sub.text)}})
+	key := verdictKey(sub.text)
+	v, known, err := c.s.storedVerdict(c.ctx, c.uid, sub.caseID, key)
 	if err != nil {
-		c.markFailed(id)
 		return err
 	}
-	v, ok := parseVerdict(reply)
-	if !ok {
-		c.s.d.Log.Error("ai detect", "err", "unparsable verdict")
-		c.markFailed(id)
-		return &apiError{502, "api_error", "Ne pare rău, a apărut o problemă. Încearcă din nou."}
+	if !known {
+		if err := c.s.reserve(c.ctx, c.uid, c.task); err != nil {
+			return err
+		}
+		cs, err := readCase(c.ctx, c.s.d.Owner, sub.caseID)
+		if err != nil {
+			return err
+		}
+		reply, err := c.complete(prompts.Detect(cs), []turn{{"user", prompts.Submission(sub.text)}})
+		if err != nil {
+			c.markFailed(id)
+			return err
+		}
+		var ok bool
+		if v, ok = parseVerdict(reply, sub.text); !ok {
+			c.s.d.Log.Error("ai detect", "err", "unparsable verdict")
+			c.markFailed(id)
+			return &apiError{502, "api_error", "Ne pare rău, a apărut o problemă. Încearcă din nou."}
+		}
 	}
 	var feedback *string
 	if v.Decision != "PASSED" {
 		f := fmt.Sprintf("Verificarea AI: probabilitate de text generat de AI %.0f%%. %s", *v.Probability, v.Justification)
 		feedback = &f
 	}
-	tag, err := c.s.d.Owner.Exec(c.ctx, `update case_submissions set ai_probability = $2, ai_decision = $3, ai_justification = $4,
+	tx, err := c.s.d.Owner.Begin(c.ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(c.ctx)) }()
+	tag, err := tx.Exec(c.ctx, `update case_submissions set ai_probability = $2, ai_decision = $3, ai_justification = $4,
 		ai_checked_at = now(), ai_failed_at = null, feedback_text = coalesce($5, feedback_text)
 		where id = $1::uuid and status = 'submitted' and ai_checked_at is null and submission_text = $6`,
 		id, v.Probability, v.Decision, v.Justification, feedback, sub.text)
@@ -102,56 +123,134 @@ func (c *call) detect(id string) error {
 	if tag.RowsAffected() == 0 {
 		return &apiError{409, "invalid_request_error", "Soluția a fost modificată în timpul verificării. Trimite-o din nou."}
 	}
+	// The first verdict for this text is the verdict: a concurrent check of the same
+	// text by the same student keeps the one already stored.
+	if _, err := tx.Exec(c.ctx, `insert into casus_meta.ai_verdicts (user_id, case_id, text_key, probability, decision, justification)
+		values ($1::uuid, $2::uuid, $3, $4, $5, $6) on conflict do nothing`, c.uid, sub.caseID, key, v.Probability, v.Decision, v.Justification); err != nil {
+		return err
+	}
+	if err := tx.Commit(c.ctx); err != nil {
+		return err
+	}
 	b, _ := json.Marshal(v)
 	writeMessage(c.w, c.model, string(b))
 	return nil
 }
 
-// verdict is a detection result as recorded.
-type verdict struct {
-	Probability   *float64 `json:"probability"` // nil: the detector gave only a PASSED decision
-	Decision      string   `json:"decision"`
-	Justification string   `json:"justification"`
+// verdictKey identifies a text up to trivial edits: case, diacritics, punctuation and
+// spacing do not change it.
+func verdictKey(text string) string {
+	sum := sha256.Sum256([]byte(normText(text)))
+	return hex.EncodeToString(sum[:])
 }
 
-// parseVerdict reads the detector's JSON. The decision counts only together with a
-// probability that agrees: PASSED needs a probability of 30 or less, so PASSED at 90 is a
-// contradiction, recorded as FAILED with the reason. Without a decision the probability
-// decides (≤ 30 passes), as the spec says; an unknown decision is FAILED, with the reason.
-func parseVerdict(text string) (verdict, bool) {
+// storedVerdict is the verdict this student already got for this case and text.
+func (s *Server) storedVerdict(ctx context.Context, uid, caseID, key string) (verdict, bool, error) {
+	var v verdict
+	err := s.d.Owner.QueryRow(ctx, `select probability::float8, decision, justification from casus_meta.ai_verdicts
+		where user_id::text = $1 and case_id::text = $2 and text_key = $3`, uid, caseID, key).Scan(&v.Probability, &v.Decision, &v.Justification)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return v, false, nil
+	}
+	if err != nil || v.Decision == "PASSED" {
+		return v, err == nil, err
+	}
+	// A moderator who released this text after an appeal has overruled the stored
+	// FAILED: the same text passes.
+	rows, err := s.d.Owner.Query(ctx, `select submission_text from case_submissions
+		where user_id::text = $1 and case_id::text = $2 and ai_decision = 'RELEASED'`, uid, caseID)
+	if err != nil {
+		return v, false, err
+	}
+	released, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return v, false, err
+	}
+	for _, t := range released {
+		if verdictKey(t) == key {
+			return verdict{Probability: &passedProbability, Decision: "PASSED", Justification: "Textul a fost eliberat de un moderator după o cerere de verificare umană."}, true, nil
+		}
+	}
+	return v, true, nil
+}
+
+// verdict is a detection result as recorded.
+type verdict struct {
+	Probability   *float64 `json:"probability"`
+	Decision      string   `json:"decision"`
+	Justification string   `json:"justification"`
+	// Indicators are the quoted traces of a chat assistant found in the text.
+	Indicators []indicator `json:"indicators,omitempty"`
+}
+
+// indicator is one quoted trace: A an assistant's formula, B template or markdown
+// remnants, C a paragraph in another language, D another case's names or facts.
+type indicator struct {
+	Type  string `json:"tip"`
+	Quote string `json:"citat"`
+}
+
+// Recorded probabilities: the detector's number is not a measurement, so the record
+// says only which side of the spec's 30 the verdict is on.
+var (
+	passedProbability = 10.0
+	failedProbability = 85.0
+)
+
+// parseVerdict reads the detector's JSON and decides on the server: FAILED only with at
+// least one quoted indicator of type A or B, or two of type C or D, each quote found in
+// the student's text (case, diacritics, punctuation and spacing aside). Whatever the
+// model's decision or number says, anything else passes: errors, style, calques and
+// missing diacritics never block a student.
+func parseVerdict(text, student string) (verdict, bool) {
 	var d struct {
-		Probability   *float64 `json:"probability"`
-		Decision      *string  `json:"decision"`
-		Justification string   `json:"justification"`
+		Indicators    []indicator `json:"indicii"`
+		Decision      *string     `json:"decision"`
+		Justification string      `json:"justification"`
 	}
 	start := strings.Index(text, "{")
 	if start < 0 || json.NewDecoder(strings.NewReader(text[start:])).Decode(&d) != nil {
 		return verdict{}, false
 	}
-	if d.Probability != nil && (math.IsNaN(*d.Probability) || *d.Probability < 0 || *d.Probability > 100) {
-		return verdict{}, false
+	var found []indicator
+	strong, weak := 0, 0
+	for _, in := range d.Indicators {
+		t := strings.ToUpper(strings.TrimSpace(in.Type))
+		q := strings.TrimSpace(in.Quote)
+		if len(quotedFrom(student, []string{q})) == 0 || len(words(q)) == 0 {
+			continue
+		}
+		switch t {
+		case "A", "B":
+			strong++
+		case "C", "D":
+			weak++
+		default:
+			continue
+		}
+		found = append(found, indicator{t, q})
 	}
-	v := verdict{Justification: strings.TrimSpace(d.Justification)}
-	decision := ""
-	if d.Decision != nil {
-		decision = strings.ToUpper(strings.TrimSpace(*d.Decision))
+	v := verdict{Indicators: found}
+	if strong >= 1 || weak >= 2 {
+		v.Decision, v.Probability = "FAILED", &failedProbability
+		var quotes []string
+		for _, in := range found {
+			quotes = append(quotes, fmt.Sprintf("„%s” (%s)", in.Quote, indicatorNames[in.Type]))
+		}
+		v.Justification = "Urme ale unei conversații cu un asistent AI, citate din text: " + strings.Join(quotes, "; ") + "."
+		return v, true
 	}
-	switch {
-	case d.Probability == nil && decision == "PASSED":
-		v.Decision = "PASSED" // the spec's contract: a PASSED decision passes
-	case d.Probability == nil:
-		return verdict{}, false
-	case decision == "":
-		v.Probability = d.Probability
-		v.Decision = map[bool]string{true: "PASSED", false: "FAILED"}[*d.Probability <= 30]
-	case decision == "PASSED" && *d.Probability <= 30, decision == "FAILED" && *d.Probability > 30:
-		v.Probability, v.Decision = d.Probability, decision
-	default:
-		v.Probability, v.Decision = d.Probability, "FAILED"
-		v.Justification = strings.TrimSpace(fmt.Sprintf("Decizie contradictorie a verificării (%q cu probabilitatea %.0f); tratată ca FAILED. %s",
-			*d.Decision, *d.Probability, v.Justification))
+	v.Decision, v.Probability = "PASSED", &passedProbability
+	v.Justification = "Niciun indiciu concret al unui text copiat dintr-o conversație cu un asistent AI."
+	if d.Decision != nil && strings.EqualFold(strings.TrimSpace(*d.Decision), "FAILED") {
+		v.Justification += " (Verificarea automată a propus blocarea fără urme citate din text; textul trece.)"
 	}
 	return v, true
+}
+
+var indicatorNames = map[string]string{
+	"A": "formulă de asistent conversațional", "B": "rest de șablon sau de formatare",
+	"C": "paragraf în altă limbă", "D": "element al altui caz",
 }
 
 // markFailed records that the model call for a submission's check failed, so My Progress
@@ -237,39 +336,57 @@ func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Tim
 	if err != nil {
 		return "", err
 	}
-	system := prompts.Grade(level, cs, ref)
-	turns := []turn{{"user", prompts.Submission(text)}}
-	reply, err := c.complete(system, turns)
-	if err != nil {
+	if cs.Cited, err = citedArticles(c.ctx, c.s.d.Owner, text, cs.Domain); err != nil {
 		return "", err
 	}
-	g, problem := checkGrade(reply)
-	if problem != "" {
-		// One repair call: the model sees its own evaluation and what does not add up.
-		reply, err = c.complete(system, append(turns, turn{"assistant", reply}, turn{"user", prompts.GradeRepair(problem)}))
+	problems := prompts.GradeProblems(ref)
+	system := prompts.Grade(level, cs, ref)
+	turns := []turn{{"user", prompts.Submission(scoreShapedLines(text))}}
+	// Two independent passes; a third when their totals differ by more than
+	// gradeGap, and then every sub-item's median (gradeConsistency in ARCHITECTURE.md).
+	var passes []pass
+	for len(passes) < 2 || (len(passes) == 2 && abs(passes[0].total-passes[1].total) > gradeGap) {
+		p, err := c.gradePass(id, system, turns, problems, text)
 		if err != nil {
 			return "", err
 		}
-		if g, problem = checkGrade(reply); problem != "" {
-			c.s.d.Log.Warn("ai grade unchecked", "submission", id, "problem", problem)
-			return "", gradeFailed
-		}
+		passes = append(passes, p)
 	}
-	feedback := withBand(reply, g.total)
+	g := reconcile(passes, problems)
+	var red *redactor
 	if ref != nil {
-		red := newRedactor(append([]string{ref.ModelAnswer}, ref.Steps...)...)
-		feedback = red.redact(feedback)
+		// Only the reference's own words are secret (R7 of grader-review-3).
+		public := append([]string{cs.Title, cs.LegalProblem, cs.Description, cs.Question, text}, ref.Steps...)
+		public = append(public, ref.Hints...)
+		for _, a := range append(cs.ArticleTexts, cs.Cited...) {
+			public = append(public, a.Text)
+		}
+		secret := []string{ref.ModelAnswer}
+		for _, d := range ref.Disputed {
+			secret = append(append(secret, d.Chosen), d.AcceptedRoutes...)
+		}
+		red = newRedactor(secret...).without(public...)
+	}
+	if red != nil {
 		for i := range g.criteria {
 			g.criteria[i].Comment = red.redact(g.criteria[i].Comment)
+			for j := range g.criteria[i].Problems {
+				g.criteria[i].Problems[j].Comment = red.redact(g.criteria[i].Problems[j].Comment)
+			}
 		}
-	} else {
+		g.strengths, g.improve = red.redact(g.strengths), red.redact(g.improve)
+	}
+	feedback := feedbackText(g)
+	if ref == nil {
 		feedback += "\n\nNotă: acest caz nu are o soluție de referință; evaluarea s-a făcut numai după barem și textul articolelor."
 	}
+	passesJSON, _ := json.Marshal(recordedPasses(passes, problems))
 	breakdown, _ := json.Marshal(g.criteria)
 	tag, err := c.s.d.Owner.Exec(c.ctx, `update case_submissions set score = $2, score_value = $3, feedback_text = $4, status = 'graded',
-		feedback_at = now(), score_breakdown = $5, grade_prompt_version = $6, grade_model = $7, grade_reference_used = $8, grading_started_at = null, grading_holder = null, ai_failed_at = null
+		feedback_at = now(), score_breakdown = $5, grade_prompt_version = $6, grade_model = $7, grade_reference_used = $8, grading_started_at = null, grading_holder = null, ai_failed_at = null,
+		grade_passes = $11
 		where id = $1::uuid and status = 'grading' and grading_started_at = $9 and submission_text = $10`,
-		id, fmt.Sprintf("%d/100", g.total), g.total, feedback, breakdown, prompts.Version, c.model, ref != nil, claimed, text)
+		id, fmt.Sprintf("%d/100", g.total), g.total, feedback, breakdown, prompts.Version, c.model, ref != nil, claimed, text, passesJSON)
 	if err != nil {
 		return "", err
 	}
@@ -279,19 +396,108 @@ func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Tim
 	return feedback, nil
 }
 
+// maxCited bounds how many of a student's citations are looked up and shown to the grader.
+const maxCited = 25
+
+// citedArticles looks up, in the shipped codes, every article the student's text cites
+// (each once, the code defaulting to the case's domain): the grader is told which exist
+// and what they say, and which numbers do not exist, so it need not trust its memory of
+// the Codes. Citations of acts that are not shipped are left to the grader.
+func citedArticles(ctx context.Context, q querier, text, domain string) ([]prompts.Article, error) {
+	cited, _ := lawcodes.Citations(text, domain)
+	var out []prompts.Article
+	seen := map[lawcodes.Citation]bool{}
+	for _, ct := range cited {
+		if seen[ct] || len(out) == maxCited {
+			continue
+		}
+		seen[ct] = true
+		a := prompts.Article{Ref: lawcodes.FormatReference(ct.Code, ct.Number)}
+		var title *string
+		var body string
+		err := q.QueryRow(ctx, "select title, body from code_articles where code = $1 and article_number = $2", ct.Code, ct.Number).Scan(&title, &body)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+		case err != nil:
+			return nil, err
+		case title != nil && *title != "":
+			a.Text = *title + "\n" + body
+		default:
+			a.Text = body
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// gradeGap is the largest difference between two passes' totals that is settled by their
+// mean; above it a third pass decides by median.
+const gradeGap = 5
+
+// gradePass is one independent grading: the model's reply read, with one repair call
+// when it cannot be.
+func (c *call) gradePass(id, system string, turns []turn, problems []prompts.Problem, student string) (pass, error) {
+	reply, err := c.complete(system, turns)
+	if err != nil {
+		return pass{}, err
+	}
+	p, problem := readPass(reply, problems, student)
+	if problem != "" {
+		// One repair call: the model sees its own evaluation and what cannot be read.
+		reply, err = c.complete(system, append(turns, turn{"assistant", reply}, turn{"user", prompts.GradeRepair(problem)}))
+		if err != nil {
+			return pass{}, err
+		}
+		if p, problem = readPass(reply, problems, student); problem != "" {
+			c.s.d.Log.Warn("ai grade unreadable", "submission", id, "problem", problem)
+			return pass{}, gradeFailed
+		}
+	}
+	p.total = passTotal(p, problems)
+	return p, nil
+}
+
+// recordedPass is one pass as grade_passes keeps it: its own total and every item's
+// points (no text: the reasons recorded are those of the reconciled grade).
+type recordedPass struct {
+	Total    int              `json:"total"`
+	Criteria []criterionScore `json:"criteria"`
+}
+
+func recordedPasses(passes []pass, problems []prompts.Problem) []recordedPass {
+	out := make([]recordedPass, len(passes))
+	for i, p := range passes {
+		g := reconcile([]pass{p}, problems)
+		for j := range g.criteria {
+			g.criteria[j].Comment, g.criteria[j].Evidence = "", nil
+			for k := range g.criteria[j].Problems {
+				g.criteria[j].Problems[k].Comment, g.criteria[j].Problems[k].Evidence = "", nil
+			}
+		}
+		out[i] = recordedPass{Total: g.total, Criteria: g.criteria}
+	}
+	return out
+}
+
 // loadReference builds the hidden reference of a case: its expected steps, its model
 // answer and the weights of its legal problems; nil when the case has no model answer.
 func (s *Server) loadReference(ctx context.Context, caseID string) (*prompts.Reference, error) {
 	var ref prompts.Reference
-	err := s.d.Owner.QueryRow(ctx, `select m.model_answer,
-		coalesce((select array_agg(step_description order by step_number) from case_analysis_steps where case_id = m.case_id), '{}')
-		from case_model_answers m where m.case_id = $1::uuid`, caseID).Scan(&ref.ModelAnswer, &ref.Steps)
+	var disputed []byte
+	err := s.d.Owner.QueryRow(ctx, `select m.model_answer, m.disputed_points, c.verified,
+		coalesce((select array_agg(step_description order by step_number) from case_analysis_steps where case_id = m.case_id), '{}'),
+		coalesce((select array_agg(hint_text order by hint_number) from case_hints where case_id = m.case_id), '{}')
+		from case_model_answers m join cases c on c.id = m.case_id where m.case_id = $1::uuid`, caseID).
+		Scan(&ref.ModelAnswer, &disputed, &ref.Verified, &ref.Steps, &ref.Hints)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	ref.Problems = prompts.Problems(ref.ModelAnswer)
+	if err := json.Unmarshal(disputed, &ref.Disputed); err != nil {
+		return nil, fmt.Errorf("disputed_points of case %s: %w", caseID, err)
+	}
+	ref.Problems, _ = prompts.Problems(ref.ModelAnswer)
 	return &ref, nil
 }

@@ -155,9 +155,11 @@ func readCase(ctx context.Context, q querier, id string) (prompts.Case, error) {
 	if !canonicalUUID(id) {
 		return c, &apiError{404, "not_found_error", "Cazul nu există."}
 	}
-	err := q.QueryRow(ctx, `select title, legal_problem, case_description, question,
-		coalesce((select array_agg(article_reference order by article_number) from case_articles where case_id = c.id), '{}')
-		from cases c where id = $1::uuid`, id).Scan(&c.Title, &c.LegalProblem, &c.Description, &c.Question, &c.Articles)
+	err := q.QueryRow(ctx, `select title, domain, legal_problem, case_description, question,
+		coalesce((select array_agg(article_reference order by article_number) from case_articles where case_id = c.id), '{}'),
+		coalesce((select array_agg(step_description order by step_number) from case_analysis_steps where case_id = c.id), '{}'),
+		coalesce((select array_agg(hint_text order by hint_number) from case_hints where case_id = c.id), '{}')
+		from cases c where id = $1::uuid`, id).Scan(&c.Title, &c.Domain, &c.LegalProblem, &c.Description, &c.Question, &c.Articles, &c.Steps, &c.Hints)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return c, &apiError{404, "not_found_error", "Cazul nu există."}
 	}

@@ -352,7 +352,8 @@ func TestAIUpstreamFaultsUnderLoad(t *testing.T) {
 		}
 		retried++
 	}
-	if got := len(fake.Requests()) - calls; got > 2*retried {
+	// A retried submission costs at most a check and a grade's two agreeing passes.
+	if got := len(fake.Requests()) - calls; got > 3*retried {
 		t.Errorf("asking again for %d recorded grades called the model (%d calls for %d retried submissions)", answeredRecorded, got, retried)
 	}
 	after := checkIntegrity(t, pool, &accepted)
@@ -450,7 +451,7 @@ func TestServerKilledMidWrite(t *testing.T) {
 	// The students work until three of their submissions are graded after the second
 	// restart (at most a minute).
 	results, stop := runSim(t, simConfig(srv, 10, time.Minute, &accepted))
-	for _, target := range []struct{ what, marker string }{{"grade", "PUNCTAJ TOTAL"}, {"check", "probabilitatea"}} {
+	for _, target := range []struct{ what, marker string }{{"grade", `"itemi"`}, {"check", `"indicii"`}} {
 		waitFor(t, "students submitting", 30*time.Second, func() bool { return accepted.count() >= 3*(len(kills)+1) })
 		armed.Store(target.marker)
 		var pid int

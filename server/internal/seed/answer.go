@@ -7,79 +7,24 @@ import (
 	"strings"
 
 	"casus/server/internal/lawcodes"
+	"casus/server/internal/modelanswer"
 )
 
 // MaxArticles caps a case's article list: what decides the case, not a catalogue (#16).
 const MaxArticles = 10
 
-// A citation in prose: "art. 1357", "art. 1357 alin. (1) lit. a) C.civ.", "art. 112^1 C.pen.",
-// "art. 41–48" (both ends count). The suffix names the code; without one the code is the
-// case's own domain. A suffix naming an act that is not shipped is an error: students could
-// not read it.
 var (
-	citeRe = regexp.MustCompile(`(?i)\bart(?:icolul|\.)\s*(\d+)(?:\s*\^\s*(\d+))?` +
-		`((?:\s*(?:alin\.|lit\.|pct\.|teza|tz\.)\s*\(?[0-9a-z]+\)?)*)` +
-		`(?:\s*[–-]\s*(\d+)(?:\s*\^\s*(\d+))?)?` +
-		`(\s*(?:C\.\s?civ\.|C\.\s?pen\.|Const\.|din Constituți[ae]|C\.\s?proc\.|din Legea|din Codul|din O\.?U\.?G|din O\.?G\.|din Regulament|din Decretul|din H\.?G))?`)
 	qualificationRe = regexp.MustCompile(`(?m)^Calificarea juridică:\s*\S`)
-	problemsRe      = regexp.MustCompile(`(?m)^(Problemele juridice|Problema juridică):(.*)$`)
-	announcedRe     = regexp.MustCompile(`\((\d+)\)`)
 	blockRe         = regexp.MustCompile(`(?m)^Problema (\d+):\s*\S`)
 	generalRe       = regexp.MustCompile(`(?m)^Concluzie generală:\s*\S`)
 )
 
-// namedActRe names the acts that are not shipped but that a case may rely on by article,
-// written out in full so that the student knows where to read it (#29): the codes of
-// procedure, the law of the Constitutional Court, the contraventions ordinance and the
-// administrative-litigation law. Such a citation is not linked and needs no listing.
-var namedActRe = regexp.MustCompile(`^\s*(C\.\s?proc\.\s?(pen|civ)\.|din Legea nr\. (47/1992|554/2004)|din O\.G\. nr\. 2/2001)`)
+// Citation is one article a model answer relies on (lawcodes.Citations, which the
+// grader uses on students' texts too).
+type Citation = lawcodes.Citation
 
-// Citation is one article a model answer relies on.
-type Citation struct{ Code, Number string }
-
-// Citations lists the articles cited in text, the code defaulting to domain. Errors name
-// citations of acts that are not shipped.
-func Citations(text, domain string) ([]Citation, []string) {
-	var out []Citation
-	var errs []string
-	for _, ix := range citeRe.FindAllStringSubmatchIndex(text, -1) {
-		m := make([]string, len(ix)/2)
-		for i := range m {
-			if ix[2*i] >= 0 {
-				m[i] = text[ix[2*i]:ix[2*i+1]]
-			}
-		}
-		code := domain
-		suffix := strings.TrimSpace(m[6])
-		switch s := strings.ToLower(strings.ReplaceAll(suffix, " ", "")); {
-		case ix[12] >= 0 && namedActRe.MatchString(text[ix[12]:]):
-			continue // a provision of a named act that is not shipped: said, not linked
-		case s == "":
-		case s == "c.civ.":
-			code = "civil"
-		case s == "c.pen.":
-			code = "penal"
-		case s == "const." || strings.HasPrefix(s, "dinconstituți"):
-			code = "constitutional"
-		default:
-			errs = append(errs, fmt.Sprintf("%q cites an act that is not shipped", strings.TrimSpace(m[0])))
-			continue
-		}
-		num := m[1]
-		if m[2] != "" {
-			num += "^" + m[2]
-		}
-		out = append(out, Citation{code, num})
-		if m[4] != "" {
-			end := m[4]
-			if m[5] != "" {
-				end += "^" + m[5]
-			}
-			out = append(out, Citation{code, end})
-		}
-	}
-	return out, errs
-}
+// Citations lists the articles cited in text, the code defaulting to domain.
+func Citations(text, domain string) ([]Citation, []string) { return lawcodes.Citations(text, domain) }
 
 // answerStructure checks the model answer's skeleton (FORMAT.md): the qualification line,
 // the announced problems, one "Problema k:" block per problem with its three premises in
@@ -89,19 +34,16 @@ func answerStructure(answer string) []string {
 	if !qualificationRe.MatchString(answer) {
 		problems = append(problems, `model answer lacks a "Calificarea juridică:" line`)
 	}
-	pm := problemsRe.FindStringSubmatch(answer)
+	// The grader weighs the problems with the same reader (prompts.Problems).
+	list, ok := modelanswer.Parse(answer)
 	announced := 0
 	switch {
-	case pm == nil:
+	case !ok || !list.Line:
 		problems = append(problems, `model answer lacks a "Problemele juridice:" / "Problema juridică:" line`)
-	case pm[1] == "Problema juridică":
+	case !list.Plural:
 		announced = 1
 	default:
-		for _, n := range announcedRe.FindAllStringSubmatch(pm[2], -1) {
-			if k, _ := strconv.Atoi(n[1]); k == announced+1 {
-				announced = k
-			}
-		}
+		announced = len(list.Problems)
 		if announced < 2 {
 			problems = append(problems, `"Problemele juridice:" must number at least two problems "(1) … (2) …"; use "Problema juridică:" for one`)
 		}
@@ -184,7 +126,7 @@ func articleUse(c Case) []string {
 			if err != nil {
 				continue // reported by Validate
 			}
-			ct := Citation{r.Code, r.Number}
+			ct := Citation{Code: r.Code, Number: r.Number}
 			if field == "articles" && !inAnswer[ct] {
 				problems = append(problems, fmt.Sprintf("listed article %q is not cited in the model answer", ref))
 			}

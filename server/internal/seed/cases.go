@@ -32,6 +32,16 @@ type Case struct {
 	AnalysisSteps   []string `yaml:"analysis_steps"`
 	Hints           []string `yaml:"hints"`
 	ModelAnswer     string   `yaml:"model_answer"`
+	// DisputedPoints are the points on which more than one reading is defensible
+	// (optional; FORMAT.md): the grader gives full marks to any accepted route.
+	DisputedPoints []DisputedPoint `yaml:"disputed_points" json:"disputed_points,omitempty"`
+}
+
+// DisputedPoint is one disputed question of a case and the readings a grader accepts.
+type DisputedPoint struct {
+	Issue          string   `yaml:"issue" json:"issue"`
+	AcceptedRoutes []string `yaml:"accepted_routes" json:"accepted_routes"`
+	Chosen         string   `yaml:"chosen" json:"chosen"`
 }
 
 // LoadCases reads every shipped curriculum file.
@@ -86,6 +96,17 @@ func Validate(cases []Case, cat *catalog.Catalog, articles map[string]map[string
 			bad(c, "code prefix %s does not match domain %s", m[1], c.Domain)
 		case m[2] != fmt.Sprint(c.Week):
 			bad(c, "code week %s differs from week %d", m[2], c.Week)
+		}
+		for i, d := range c.DisputedPoints {
+			routes := 0
+			for _, r := range d.AcceptedRoutes {
+				if strings.TrimSpace(r) != "" {
+					routes++
+				}
+			}
+			if strings.TrimSpace(d.Issue) == "" || strings.TrimSpace(d.Chosen) == "" || routes < 2 || routes != len(d.AcceptedRoutes) {
+				bad(c, "disputed_points[%d] needs an issue, at least two non-empty accepted_routes and chosen", i)
+			}
 		}
 		category, ok := cat.Category(c.CategoryID)
 		switch {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
 	"casus/server/internal/catalog"
 )
 
@@ -110,6 +112,11 @@ func TestValidateRejectsBadCases(t *testing.T) {
 	if p := Validate([]Case{good}, cat, arts); len(p) != 0 {
 		t.Fatalf("good case rejected: %v", p)
 	}
+	disputed := good
+	disputed.DisputedPoints = []DisputedPoint{{Issue: "Menține instanța actul?", AcceptedRoutes: []string{"anulare, art. 44", "menținere, art. 45"}, Chosen: "menținere"}}
+	if p := Validate([]Case{disputed}, cat, arts); len(p) != 0 {
+		t.Fatalf("good disputed points rejected: %v", p)
+	}
 	replace := func(old, new string) func(*Case) {
 		return func(c *Case) {
 			if !strings.Contains(c.ModelAnswer, old) {
@@ -160,6 +167,12 @@ func TestValidateRejectsBadCases(t *testing.T) {
 		"step: Constatați":   func(c *Case) { c.AnalysisSteps[1] = "Constatați că lipsește încuviințarea." },
 		"step: deci":         func(c *Case) { c.AnalysisSteps[2] = "Lipsește încuviințarea, deci actul e anulabil." },
 		"step: Rețineți că":  func(c *Case) { c.AnalysisSteps[2] = "Rețineți că minorul a cheltuit banii." },
+		"disputed, one route": func(c *Case) {
+			c.DisputedPoints = []DisputedPoint{{Issue: "Menține instanța actul?", AcceptedRoutes: []string{"art. 45"}, Chosen: "art. 45"}}
+		},
+		"disputed, no choice": func(c *Case) {
+			c.DisputedPoints = []DisputedPoint{{Issue: "Menține instanța actul?", AcceptedRoutes: []string{"anulare", "menținere"}}}
+		},
 	}
 	for name, mutate := range mutations {
 		c := good
@@ -187,7 +200,7 @@ func TestValidateRejectsBadCases(t *testing.T) {
 func TestCitations(t *testing.T) {
 	got, errs := Citations("potrivit art. 1357 alin. (1) C.civ., art. 112^1 C.pen., Art. 16 alin. (2) lit. b), "+
 		"art. 53 din Constituție și art. 41–44", "penal")
-	want := []Citation{{"civil", "1357"}, {"penal", "112^1"}, {"penal", "16"}, {"constitutional", "53"}, {"penal", "41"}, {"penal", "44"}}
+	want := []Citation{{Code: "civil", Number: "1357"}, {Code: "penal", Number: "112^1"}, {Code: "penal", Number: "16"}, {Code: "constitutional", Number: "53"}, {Code: "penal", Number: "41"}, {Code: "penal", Number: "44"}}
 	if len(errs) != 0 || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got %v %v, want %v", got, errs, want)
 	}
@@ -197,7 +210,27 @@ func TestCitations(t *testing.T) {
 	// The named acts a case may rely on by article (#29): said, not linked, not an error.
 	got, errs = Citations("art. 296 alin. (1) C.proc.pen., art. 29 alin. (1) din Legea nr. 47/1992, "+
 		"art. 31 din O.G. nr. 2/2001, art. 8 din Legea nr. 554/2004 și art. 157 alin. (1)", "penal")
-	if len(errs) != 0 || fmt.Sprint(got) != fmt.Sprint([]Citation{{"penal", "157"}}) {
+	if len(errs) != 0 || fmt.Sprint(got) != fmt.Sprint([]Citation{{Code: "penal", Number: "157"}}) {
 		t.Errorf("named acts: got %v %v, want only art. 157 C.pen.", got, errs)
+	}
+}
+
+// The optional disputed_points block of the case format is read as FORMAT.md spells it.
+func TestDisputedPointsFormat(t *testing.T) {
+	var cases []Case
+	err := yaml.Unmarshal([]byte(`- code: CIV4MDL
+  disputed_points:
+    - issue: "Va menține instanța contractul (art. 45 C.civ.)?"
+      accepted_routes:
+        - "menținerea, dacă manoperele dolosive sunt dovedite (art. 45)"
+        - "anularea, măsura fiind facultativă și de strictă interpretare"
+      chosen: "menținerea, pe faptele date"
+`), &cases)
+	if err != nil || len(cases) != 1 || len(cases[0].DisputedPoints) != 1 {
+		t.Fatalf("%v %+v", err, cases)
+	}
+	d := cases[0].DisputedPoints[0]
+	if d.Issue != "Va menține instanța contractul (art. 45 C.civ.)?" || len(d.AcceptedRoutes) != 2 || d.Chosen != "menținerea, pe faptele date" {
+		t.Fatalf("%+v", d)
 	}
 }

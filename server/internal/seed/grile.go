@@ -84,7 +84,7 @@ func ExplanationCitations(text, domain string) ([]GrilaCitation, []string) {
 	var out []GrilaCitation
 	var errs []string
 	seen := map[string]bool{}
-	for _, m := range citeRe.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range lawcodes.CitationSpans(text) {
 		cited, e := Citations(text[m[0]:m[1]], domain)
 		errs = append(errs, e...)
 		for i, c := range cited {

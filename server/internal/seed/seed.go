@@ -233,8 +233,15 @@ func loadCases(ctx context.Context, tx pgx.Tx) (string, int, error) {
 				return "", 0, err
 			}
 		}
-		if _, err := tx.Exec(ctx, `insert into public.case_model_answers (case_id, model_answer) values ($1, $2)
-			on conflict (case_id) do update set model_answer = excluded.model_answer`, id, c.ModelAnswer); err != nil {
+		disputed, err := json.Marshal(c.DisputedPoints)
+		if err != nil {
+			return "", 0, err
+		}
+		if c.DisputedPoints == nil {
+			disputed = []byte("[]")
+		}
+		if _, err := tx.Exec(ctx, `insert into public.case_model_answers (case_id, model_answer, disputed_points) values ($1, $2, $3)
+			on conflict (case_id) do update set model_answer = excluded.model_answer, disputed_points = excluded.disputed_points`, id, c.ModelAnswer, disputed); err != nil {
 			return "", 0, err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -157,22 +158,57 @@ func (f *Fake) Requests() []map[string]any {
 	return append([]map[string]any(nil), f.requests...)
 }
 
+// gradeProblemRe finds the problems a grading prompt lists ("P1. …").
+var gradeProblemRe = regexp.MustCompile(`(?m)^P\d+\. `)
+
+// GradeJSON is a grader's reply in the prompt's JSON form, scoring the ten rubric items
+// as given (1.1–1.6, 2.1, 2.2.1, 2.2.2, 2.2.3) with every problem of a multi-problem case
+// scored alike, so the weighted items come out as given. Each item's points are spread
+// over its sub-items, filling them in order; evidence quotes "Soluția".
+func GradeJSON(problems int, s [10]int) string {
+	if problems < 1 {
+		problems = 1
+	}
+	spread := func(n int, maxima ...int) []int {
+		out := make([]int, len(maxima))
+		for i, m := range maxima {
+			out[i] = min(n, m)
+			n -= out[i]
+		}
+		return out
+	}
+	var items []string
+	part1 := [][2]any{{"1.1", 5}, {"1.2", 8}, {"1.3", 5}, {"1.4", 7}, {"1.5", 10}, {"1.6", 5}}
+	for i, c := range part1 {
+		items = append(items, fmt.Sprintf(`{"cod": %q, "dovezi": ["Soluția"], "motiv": "motivul pentru %s.", "puncte": {"punctaj": %d}}`, c[0], c[0], min(s[i], c[1].(int))))
+	}
+	in := spread(s[6], 3, 4, 3)
+	items = append(items, fmt.Sprintf(`{"cod": "2.1", "dovezi": [], "motiv": "introducerea.", "puncte": {"fapte": %d, "calificare": %d, "probleme": %d}}`, in[0], in[1], in[2]))
+	for p := 1; p <= problems; p++ {
+		ma, mi, co := spread(s[7], 5, 5, 5, 5), spread(s[8], 5, 5, 5), spread(s[9], 5, 5, 5)
+		items = append(items,
+			fmt.Sprintf(`{"cod": "2.2.1", "problema": %d, "ruta": "aceeași rută", "dovezi": [], "motiv": "premisa majoră.", "puncte": {"izvoare": %d, "relevanta": %d, "completitudine": %d, "interpretare": %d}}`, p, ma[0], ma[1], ma[2], ma[3]),
+			fmt.Sprintf(`{"cod": "2.2.2", "problema": %d, "dovezi": [], "motiv": "premisa minoră.", "puncte": {"fapte": %d, "conectare": %d, "probe": %d}}`, p, mi[0], mi[1], mi[2]),
+			fmt.Sprintf(`{"cod": "2.2.3", "problema": %d, "dovezi": [], "motiv": "concluzia.", "puncte": {"logica": %d, "claritate": %d, "completitudine": %d}}`, p, co[0], co[1], co[2]))
+	}
+	return "{\"itemi\": [\n" + strings.Join(items, ",\n") + "\n], \"puncte_forte\": \"analiză corectă\", \"de_imbunatatit\": \"premisa minoră sumară\"}"
+}
+
+// DefaultReply is the text the fake answers, unscripted, to a request with this system prompt.
+func DefaultReply(system string) string { return defaultReply(system).Text }
+
 func defaultReply(system string) Reply {
 	switch {
-	// A grading prompt is known by its total line.
-	case strings.Contains(system, "PUNCTAJ TOTAL"):
-		return Reply{Text: "I. OPERAȚIUNI INTELECTUALE (34/40)\n1.1 Citirea și înțelegerea enunțului: 5/5 – cerința este înțeleasă.\n" +
-			"1.2 Identificarea elementelor esențiale și filtrarea celor neesențiale: 7/8 – lipsește data faptei.\n" +
-			"1.3 Ordonarea cronologică a elementelor: 4/5 – ordinea este corectă, fără relevanța ei.\n" +
-			"1.4 Rezumatul faptelor esențiale: 6/7 – rezumat fidel, puțin lung.\n1.5 Calificarea juridică a faptelor: 8/10 – corectă, dar imprecisă.\n" +
-			"1.6 Determinarea problemei juridice: 4/5 – formulată cu numele părților.\nII. REDACTAREA SOLUȚIEI (44/60)\n" +
-			"2.1 Introducere: 8/10 – calificarea lipsește din introducere.\n2.2.1 Premisa majoră: 17/20 – lipsesc excepțiile.\n" +
-			"2.2.2 Premisa minoră: 10/15 – condițiile nu sunt verificate una câte una.\n2.2.3 Concluzia: 9/15 – lipsesc consecințele.\n" +
-			"PUNCTAJ TOTAL: 78/100\nCalificativ: Bine\nPuncte forte / De îmbunătățit: analiză corectă, premisa minoră sumară."}
-	// Detection by its own phrase only: grading and tutor prompts quote the cited
-	// articles, and some (art. 1385, 1532 C.civ.) contain "probabilitatea".
-	case strings.Contains(system, "generat de AI"):
-		return Reply{Text: `{"probability": 12, "decision": "PASSED", "justification": "Stil personal, cu ezitări specifice unui student."}`}
+	// A grading prompt is known by its answer format; it lists the problems to score.
+	case strings.Contains(system, `"itemi"`):
+		seen := map[string]bool{}
+		for _, p := range gradeProblemRe.FindAllString(system, -1) {
+			seen[p] = true // the list, and again with its weights in the reference
+		}
+		return Reply{Text: GradeJSON(len(seen), [10]int{5, 7, 4, 6, 8, 4, 8, 17, 10, 9})}
+	// Detection by its answer format.
+	case strings.Contains(system, `"indicii"`):
+		return Reply{Text: `{"indicii": [], "decision": "PASSED", "justification": "Niciun indiciu: stil personal, cu ezitări specifice unui student."}`}
 	case strings.Contains(system, "JSON") && strings.Contains(system, "case_description"):
 		return Reply{Text: "```json\n{\"title\": \"Caz generat despre răspunderea civilă delictuală pentru fapta proprie\", \"legal_problem\": \"Se pune problema răspunderii.\", \"case_description\": \"Ion a lovit mașina lui Vasile.\", \"question\": \"Răspunde Ion?\", \"analysis_steps\": [{\"step_number\": 1, \"description\": \"Identifică fapta\"}], \"hints\": [{\"hint_number\": 1, \"text\": \"Art. 1357\"}], \"model_answer\": \"Introducere. Ion a lovit mașina lui Vasile. Problema: răspunde Ion pentru prejudiciu?\\n\\nPremisa majoră. Art. 1357 C.civ. cere faptă ilicită, prejudiciu, legătură de cauzalitate și vinovăție.\\n\\nPremisa minoră. Condițiile sunt îndeplinite.\\n\\nConcluzie. Ion răspunde.\"}\n```"}
 	case strings.Contains(system, "Clasifică"):

@@ -303,9 +303,10 @@ type CaseHint struct {
 }
 
 type CaseModelAnswer struct {
-	CaseID      pgtype.UUID        `json:"case_id"`
-	ModelAnswer string             `json:"model_answer"`
-	UpdatedAt   pgtype.Timestamptz `json:"updated_at"`
+	CaseID         pgtype.UUID        `json:"case_id"`
+	ModelAnswer    string             `json:"model_answer"`
+	UpdatedAt      pgtype.Timestamptz `json:"updated_at"`
+	DisputedPoints []byte             `json:"disputed_points"`
 }
 
 type CaseProgress struct {
@@ -351,6 +352,7 @@ type CaseSubmission struct {
 	GradingHolder        *int64             `json:"grading_holder"`
 	PreviousSubmissionID pgtype.UUID        `json:"previous_submission_id"`
 	AiFailedAt           pgtype.Timestamptz `json:"ai_failed_at"`
+	GradePasses          []byte             `json:"grade_passes"`
 }
 
 type CasusMetaAiUsage struct {
@@ -359,6 +361,16 @@ type CasusMetaAiUsage struct {
 	Task     string      `json:"task"`
 	Requests int32       `json:"requests"`
 	Tokens   int64       `json:"tokens"`
+}
+
+type CasusMetaAiVerdict struct {
+	UserID        pgtype.UUID        `json:"user_id"`
+	CaseID        pgtype.UUID        `json:"case_id"`
+	TextKey       string             `json:"text_key"`
+	Probability   pgtype.Numeric     `json:"probability"`
+	Decision      string             `json:"decision"`
+	Justification string             `json:"justification"`
+	CreatedAt     pgtype.Timestamptz `json:"created_at"`
 }
 
 type CasusMetaMfaRequiredRole struct {
