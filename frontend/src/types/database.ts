@@ -131,6 +131,14 @@ export type Database = {
         Update: { id?: string; code?: string; domain?: string; category_id?: string; subcategory?: string; level?: string; law_as_of?: string; statement?: string; options?: string[]; correct?: string[]; explanations?: string[]; citations?: Json; retired_at?: string | null; created_at?: string; };
         Relationships: [];
       };
+      grile_seen: {
+        Row: { user_id: string; question_id: string; seen_at: string; via: string; first_correct: boolean; };
+        Insert: { user_id: string; question_id: string; seen_at: string; via: string; first_correct: boolean; };
+        Update: { user_id?: string; question_id?: string; seen_at?: string; via?: string; first_correct?: boolean; };
+        Relationships: [
+          { foreignKeyName: "grile_seen_question_id_fkey"; columns: ["question_id"]; isOneToOne: false; referencedRelation: "grile_questions"; referencedColumns: ["id"] },
+        ];
+      };
       law_categories: {
         Row: { id: string; domain: string; name: string; description: string; articles: string; article_ranges: Json; course: string | null; weeks: number[]; catch_all: boolean; position: number; };
         Insert: { id: string; domain: string; name: string; description?: string; articles?: string; article_ranges?: Json; course?: string | null; weeks?: number[]; catch_all?: boolean; position: number; };
@@ -209,7 +217,7 @@ export type Database = {
         Relationships: [];
       };
       public_profiles: {
-        Row: { id: string | null; username: string | null; university_code: string | null; created_at: string | null; };
+        Row: { username: string | null; university_code: string | null; };
         Relationships: [];
       };
       submissions_with_details: {
@@ -325,6 +333,10 @@ export type Database = {
       my_mfa_status: {
         Args: { [_ in never]: never };
         Returns: Json;
+      };
+      public_profile_rows: {
+        Args: { [_ in never]: never };
+        Returns: { username: string; university_code: string; }[];
       };
       request_human_review: {
         Args: { p_submission_id: string; };

@@ -2,6 +2,7 @@
 // supabase-js client against the running server, with four signed-up students whose roles
 // an admin set, and a little content. Every name is unique per run, so the tests share the
 // server's database with the other contract tests without stepping on them.
+import { totpCode } from '../support/totp';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 
 export const url = process.env.CASUS_URL!;
@@ -50,6 +51,14 @@ export async function student(tag: string, role: 'user' | 'moderator' | 'admin' 
   if (role !== 'user') {
     const { error: e3 } = await service.rpc('update_user_role', { p_user_id: id, p_new_role: role });
     if (e3) throw e3;
+  }
+  if (role === 'admin') {
+    // MFA_REQUIRED_ROLES=admin: an admin's powers need an aal2 session, so the admin
+    // enrols an authenticator and confirms a code, as /admin asks.
+    const en = await sb.auth.mfa.enroll({ factorType: 'totp' });
+    if (en.error) throw en.error;
+    const v = await sb.auth.mfa.challengeAndVerify({ factorId: en.data.id, code: totpCode(en.data.totp.secret) });
+    if (v.error) throw v.error;
   }
   return { sb, id, email, username };
 }

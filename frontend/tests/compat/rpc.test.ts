@@ -92,9 +92,10 @@ describe('update_user_role', () => {
     expect(mod.data).toMatchObject({ id: b.id, role: 'moderator', is_admin: false });
     const adm = await admin.sb.rpc('update_user_role', { p_user_id: b.id, p_new_role: 'admin' });
     expect(adm.data).toMatchObject({ role: 'admin', is_admin: true });
-    // B now reads every profile, as admins do.
+    // B is an admin now, but without a second factor: at aal1 the database shows B only
+    // B's own profile until B enrols (MFA_REQUIRED_ROLES=admin).
     const { data } = await b.sb.from('user_profiles').select('id').in('id', [a.id, b.id, admin.id]);
-    expect(data).toHaveLength(3);
+    expect(data).toHaveLength(1);
     await admin.sb.rpc('update_user_role', { p_user_id: b.id, p_new_role: 'user' });
   });
 });

@@ -107,14 +107,16 @@ func TestAMRClaims(t *testing.T) {
 		}
 		n := e.sink.Count(email)
 		body := map[string]any{"email": email, "password": "secret1", "code_challenge": s256(verifier), "code_challenge_method": "s256"}
-		if r := e.do("POST", c.path, body, ""); r.status != 200 {
+		r := e.do("POST", c.path, body, "")
+		if r.status != 200 {
 			t.Fatalf("%s: %v", c.path, r.body)
 		}
 		m, ok := e.sink.WaitFor(email, n, 5*time.Second)
 		if !ok {
 			t.Fatalf("%s: no mail", c.method)
 		}
-		loc, _ := e.follow(m.Link)
+		loc, _ := e.followFrom(m.Link, r.header.Get("Set-Cookie")) // the requesting browser
+
 		x := e.do("POST", "/auth/v1/token?grant_type=pkce", map[string]any{"auth_code": loc.Query().Get("code"), "code_verifier": verifier}, "")
 		if x.status != 200 {
 			t.Fatalf("%s exchange: %d %v", c.method, x.status, x.body)
