@@ -37,6 +37,8 @@ const (
 	// transactions wait to be handed on together.
 	walBatchDelay = 5 * time.Millisecond
 	walBatchRows  = 2000
+	// walDeliverChunk is how many changes one delivery (changeFeed.deliver) takes.
+	walDeliverChunk = 200
 	// walMaxTxnRows bounds the rows of one transaction that are delivered (and held in
 	// memory until its commit): a bulk load of a published table is not pushed row by row.
 	walMaxTxnRows = 20000
@@ -510,8 +512,13 @@ func (w *walReader) deliverLoop() {
 			}
 			w.last = last
 		}
-		if len(changes) > 0 {
-			w.s.changes.deliver(changes)
+		// At most walDeliverChunk changes per delivery: a delivery pushes nothing until all
+		// its row checks are answered, so a backlog delivered as one would hold every
+		// change back until the last.
+		for len(changes) > 0 {
+			n := min(len(changes), walDeliverChunk)
+			w.s.changes.deliver(changes[:n])
+			changes = changes[n:]
 		}
 		if len(messages) > 0 {
 			w.s.changes.deliverMessages(messages)
