@@ -25,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"casus/scripts/bench/internal/benchutil"
+	"casus/scripts/internal/proccpu"
 )
 
 func main() {
@@ -44,6 +45,11 @@ type target struct {
 	dbURL string
 	tps   map[string][]float64
 	lag   func() string
+	// cpu is the CPU time the casus process and its walsender (when it streams a slot)
+	// have used so far: the work of change capture off the commit path.
+	cpu func() (casus, walsender time.Duration)
+	// cpuPerK is that CPU per 1,000 inserts, per run (casus, walsender).
+	cpuPerK map[string][][2]float64
 }
 
 // run measures; its deferred calls stop the servers and drop the databases on every path.
@@ -87,7 +93,13 @@ func run(clients, seconds, rounds int, baselineRev string) error {
 			select realtime.sync_triggers();`); err != nil {
 			return err
 		}
-		t := &target{name: b.name, dbURL: dbURL, tps: map[string][]float64{}, lag: func() string {
+		pid := srv.Cmd.Process.Pid
+		t := &target{name: b.name, dbURL: dbURL, tps: map[string][]float64{}, cpuPerK: map[string][][2]float64{}, cpu: func() (time.Duration, time.Duration) {
+			var sender int
+			_ = owner.QueryRow(ctx, `select pid from pg_stat_replication
+				where application_name = 'casus realtime casus_' || current_database()`).Scan(&sender)
+			return proccpu.Of(pid), proccpu.Of(sender)
+		}, lag: func() string {
 			var lag string
 			_ = owner.QueryRow(ctx, `select pg_size_pretty(pg_current_wal_lsn() - confirmed_flush_lsn) from pg_replication_slots
 				where slot_name = 'casus_' || current_database()`).Scan(&lag)
@@ -127,12 +139,17 @@ func run(clients, seconds, rounds int, baselineRev string) error {
 	for r := 0; r < rounds; r++ {
 		for _, t := range targets {
 			for _, table := range []string{"bench_plain", "bench_pub"} {
+				c0, w0 := t.cpu()
 				v, err := pgbench(t.dbURL, scripts[table], clients, seconds)
 				if err != nil {
 					return err
 				}
+				c1, w1 := t.cpu()
+				k := v * float64(seconds) / 1000
+				perK := [2]float64{float64((c1 - c0).Milliseconds()) / k, float64((w1 - w0).Milliseconds()) / k}
 				t.tps[table] = append(t.tps[table], v)
-				fmt.Printf("round %d  %-22s %-12s %8.0f tps\n", r+1, t.name, table, v)
+				t.cpuPerK[table] = append(t.cpuPerK[table], perK)
+				fmt.Printf("round %d  %-22s %-12s %8.0f tps   CPU per 1,000 inserts: casus %6.1f ms, walsender %6.1f ms\n", r+1, t.name, table, v, perK[0], perK[1])
 			}
 		}
 	}
@@ -140,6 +157,13 @@ func run(clients, seconds, rounds int, baselineRev string) error {
 		plain, pub := median(t.tps["bench_plain"]), median(t.tps["bench_pub"])
 		fmt.Printf("\n%s: unpublished (median) %.0f tps, published (median) %.0f tps\n", t.name, plain, pub)
 		fmt.Printf("%s: ratio unpublished/published %.2fx   (target ≤ 1.10x)\n", t.name, plain/pub)
+		for _, table := range []string{"bench_plain", "bench_pub"} {
+			var c, w []float64
+			for _, v := range t.cpuPerK[table] {
+				c, w = append(c, v[0]), append(w, v[1])
+			}
+			fmt.Printf("%s: %s CPU per 1,000 inserts (median): casus %.1f ms, walsender %.1f ms\n", t.name, table, median(c), median(w))
+		}
 		if lag := t.lag(); lag != "" {
 			fmt.Printf("%s: slot behind the WAL at the end: %s\n", t.name, lag)
 		}

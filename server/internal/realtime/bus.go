@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -43,6 +44,9 @@ type envelope struct {
 }
 
 type notifyPayload struct {
+	// Origin is the sending instance, so that it skips its own NOTIFYs without reading
+	// (or fetching) the envelopes.
+	Origin    string     `json:"o,omitempty"`
 	Envelopes []envelope `json:"v,omitempty"`
 	StoredID  int64      `json:"id,omitempty"`
 }
@@ -146,14 +150,14 @@ func (b *bus) notifyNow(ctx context.Context, batch []envelope) error {
 		if len(chunk) == 0 {
 			return nil
 		}
-		body, _ := json.Marshal(notifyPayload{Envelopes: chunk})
+		body, _ := json.Marshal(notifyPayload{Origin: b.s.instance, Envelopes: chunk})
 		chunk, size = nil, 0
 		if len(body) > notifyMaxBytes {
 			var id int64
 			if err := b.s.d.Owner.QueryRow(ctx, "insert into realtime.bus_messages (body) values ($1) returning id", body).Scan(&id); err != nil {
 				return fmt.Errorf("store: %w", err)
 			}
-			body, _ = json.Marshal(notifyPayload{StoredID: id})
+			body, _ = json.Marshal(notifyPayload{Origin: b.s.instance, StoredID: id})
 		}
 		_, err := b.s.d.Owner.Exec(ctx, "select pg_notify($1, $2)", busChannel, string(body))
 		return err
@@ -219,6 +223,11 @@ func (b *bus) listen() {
 }
 
 func (b *bus) receive(raw string) {
+	// Our own NOTIFYs come back to us: skip them without decoding (Origin is the first
+	// field json.Marshal writes).
+	if strings.HasPrefix(raw, `{"o":"`+b.s.instance+`"`) {
+		return
+	}
 	var p notifyPayload
 	if json.Unmarshal([]byte(raw), &p) != nil {
 		return

@@ -35,8 +35,10 @@ const (
 	walPublications = "supabase_realtime,supabase_realtime_messages_publication"
 	// walBatchDelay and walBatchRows bound how long, and for how many rows, committed
 	// transactions wait to be handed on together.
-	walBatchDelay = 20 * time.Millisecond
+	walBatchDelay = 5 * time.Millisecond
 	walBatchRows  = 2000
+	// walDeliverChunk is how many changes one delivery (changeFeed.deliver) takes.
+	walDeliverChunk = 200
 	// walMaxTxnRows bounds the rows of one transaction that are delivered (and held in
 	// memory until its commit): a bulk load of a published table is not pushed row by row.
 	walMaxTxnRows = 20000
@@ -314,18 +316,18 @@ func (w *walReader) stream(ctx context.Context, lockConn *pgx.Conn) error {
 				return err
 			}
 		}
-		// A transaction committed is handed on once nothing else is already waiting to be
-		// read, so a burst of commits goes out together — but within walBatchDelay and
-		// walBatchRows, however steadily commits keep coming.
+		// Committed transactions are handed on together, walBatchDelay after the first of
+		// them (or at walBatchRows rows): one hand-off, one NOTIFY and one wake-up per
+		// batch rather than per commit.
 		wait := time.Until(nextStat)
 		if len(pending) > 0 {
-			if time.Since(pendingSince) > walBatchDelay || pendingRows >= walBatchRows {
+			wait = time.Until(pendingSince.Add(walBatchDelay))
+			if wait <= 0 || pendingRows >= walBatchRows {
 				if err := handOn(); err != nil {
 					return err
 				}
 				continue
 			}
-			wait = time.Millisecond
 		}
 		rctx, cancel := context.WithTimeout(ctx, wait)
 		raw, err := rc.ReceiveMessage(rctx)
@@ -510,8 +512,13 @@ func (w *walReader) deliverLoop() {
 			}
 			w.last = last
 		}
-		if len(changes) > 0 {
-			w.s.changes.deliver(changes)
+		// At most walDeliverChunk changes per delivery: a delivery pushes nothing until all
+		// its row checks are answered, so a backlog delivered as one would hold every
+		// change back until the last.
+		for len(changes) > 0 {
+			n := min(len(changes), walDeliverChunk)
+			w.s.changes.deliver(changes[:n])
+			changes = changes[n:]
 		}
 		if len(messages) > 0 {
 			w.s.changes.deliverMessages(messages)
