@@ -358,7 +358,7 @@ grant execute on function public.public_profile_rows() to authenticated, service
 
 drop view public.public_profiles;
 create view public.public_profiles with (security_invoker = true) as
-select username, university_code from public.public_profile_rows();
+select * from public.public_profile_rows();
 revoke all on public.public_profiles from public, anon, authenticated;
 grant select on public.public_profiles to authenticated, service_role;
 

@@ -373,6 +373,17 @@ type CasusMetaAiVerdict struct {
 	CreatedAt     pgtype.Timestamptz `json:"created_at"`
 }
 
+type CasusMetaFeedbackLimit struct {
+	OnlyRow bool  `json:"only_row"`
+	PerIp   int32 `json:"per_ip"`
+	Total   int32 `json:"total"`
+}
+
+type CasusMetaFeedbackSender struct {
+	Client string             `json:"client"`
+	SentAt pgtype.Timestamptz `json:"sent_at"`
+}
+
 type CasusMetaMfaRequiredRole struct {
 	Role string `json:"role"`
 }
@@ -506,6 +517,14 @@ type GrileQuestion struct {
 	CreatedAt    pgtype.Timestamptz `json:"created_at"`
 }
 
+type GrileSeen struct {
+	UserID       pgtype.UUID        `json:"user_id"`
+	QuestionID   pgtype.UUID        `json:"question_id"`
+	SeenAt       pgtype.Timestamptz `json:"seen_at"`
+	Via          string             `json:"via"`
+	FirstCorrect bool               `json:"first_correct"`
+}
+
 type LawCategory struct {
 	ID            string  `json:"id"`
 	Domain        string  `json:"domain"`
@@ -541,26 +560,13 @@ type LeaderboardGrilePoint struct {
 }
 
 type PublicProfile struct {
-	ID             pgtype.UUID        `json:"id"`
-	Username       string             `json:"username"`
-	UniversityCode *string            `json:"university_code"`
-	CreatedAt      pgtype.Timestamptz `json:"created_at"`
+	PublicProfileRows interface{} `json:"public_profile_rows"`
 }
 
 type RealtimeBusMessage struct {
 	ID        int64              `json:"id"`
 	Body      []byte             `json:"body"`
 	CreatedAt pgtype.Timestamptz `json:"created_at"`
-}
-
-type RealtimeChange struct {
-	ID              int64              `json:"id"`
-	SchemaName      string             `json:"schema_name"`
-	TableName       string             `json:"table_name"`
-	Type            string             `json:"type"`
-	Record          []byte             `json:"record"`
-	OldRecord       []byte             `json:"old_record"`
-	CommitTimestamp pgtype.Timestamptz `json:"commit_timestamp"`
 }
 
 type RealtimeMessage struct {
