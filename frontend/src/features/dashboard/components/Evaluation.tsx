@@ -3,7 +3,7 @@ import { Link } from 'react-router-dom';
 import { useAuthStore } from '../../../lib/auth/store';
 import { toast } from '../../../components/ui/toast';
 import { CriteriaChart } from '../../../components/charts/charts';
-import { criterionDeltas, scoreLabel, signed, strictnessLabel } from '../../../lib/score';
+import { criterionDeltas, overallVerdict, scoreLabel, signed, strictnessLabel } from '../../../lib/score';
 import { SignalRecorder } from '../utils/signals';
 import { insertSubmission, readDetection, readGraded, runTask, saveSignals, type Graded } from '../api/submissions';
 import { openSubmissionOnCase, requestHumanReview, watchAppeal, type Appeal } from '../api/appeal';
@@ -139,6 +139,10 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
     let on = true;
     openSubmissionOnCase(caseId, user.id).then((open) => {
       if (!on || !open) return;
+      // Its appeal (pending or decided) or failure is shown in this panel: opened, so the
+      // student sees it on coming back (walkthrough 3, bug 7).
+      const d = area.current?.closest('details');
+      if (d && (open.appeal || open.failed)) d.open = true;
       if (open.appeal) {
         setBlocked(open.appeal.submission_id);
         setAppeal(open.appeal);
@@ -372,6 +376,12 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
           <p className="big">
             <span>{scoreLabel(result.score, result.value)}</span> <span className="strictness-tag">{strictnessLabel(result.level)}</span>
           </p>
+          {overallVerdict(result.feedback) && (
+            <div className="verdict" data-testid="verdict">
+              <h4>Aprecierea generală</h4>
+              {overallVerdict(result.feedback)!.split('\n').map((l, i) => <p key={i}>{l}</p>)}
+            </div>
+          )}
           {result.previous && <Deltas result={result} />}
           {result.criteria.some((c) => c.score != null) && <CriteriaChart rows={result.criteria} />}
           <div className="row">

@@ -7,7 +7,7 @@ import { MyGeneratedCases } from './MyGeneratedCases';
 import { ScoreOverTime } from './ScoreOverTime';
 import { CriteriaOverview } from './CriteriaOverview';
 import { attemptLabel, caseLink, groupByCase, type Attempt } from '../utils/attempts';
-import { strictnessLabel } from '../../../lib/score';
+import { overallVerdict, strictnessLabel } from '../../../lib/score';
 
 type Sub = Attempt;
 const roDate = (s: string) => new Date(s).toLocaleDateString('ro-RO', { day: 'numeric', month: 'long', year: 'numeric' });
@@ -32,7 +32,7 @@ function AttemptRow({ s, appeal }: { s: Sub; appeal?: AppealState }) {
           {appeal.status === 'confirmed' && appeal.decision_reason ? ` — ${appeal.decision_reason}` : ''}
         </div>
       )}
-      <div className="muted">{s.feedback_text ? s.feedback_text.slice(0, 150) : s.state === 'failed' ? 'Modelul AI nu a răspuns. Textul tău este păstrat: deschide speța și trimite-l din nou.' : 'Așteptăm evaluarea...'}</div>
+      <div className="muted">{s.feedback_text ? (overallVerdict(s.feedback_text) ?? s.feedback_text).slice(0, 150) : s.state === 'failed' ? 'Modelul AI nu a răspuns. Textul tău este păstrat: deschide speța și trimite-l din nou.' : 'Așteptăm evaluarea...'}</div>
     </div>
   );
 }
