@@ -251,3 +251,87 @@ test('bug 8 (medium): a malformed username is called malformed, not taken', asyn
   });
   await ctx.close();
 });
+
+// Low bugs of the walkthrough.
+
+test('bugs 12, 13, 14 (low): search — Escape on "no results", focus back after ×, a server fault in words', async () => {
+  const { ctx, page } = await student(LAPTOP);
+  await step(page, 'w3-low-search', async () => {
+    const box = page.getByLabel('Caută cazuri după cod sau titlu');
+    await box.fill('zzzqqq');
+    const none = page.getByText('Nu s-au găsit cazuri pentru "zzzqqq"');
+    await none.waitFor();
+    await box.press('Escape');
+    await none.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Șterge căutarea' }).click();
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Caută cazuri după cod sau titlu');
+    // The search RPC answering 500 "internal error": the box says so in Romanian.
+    await page.route('**/rest/v1/rpc/search_cases*', (r) => r.fulfill({ status: 500, contentType: 'application/json', body: '{"code":"XX000","message":"internal error"}' }));
+    await box.fill('Caz 1');
+    const err = page.locator('.search-results .error');
+    await err.waitFor();
+    expect(await err.innerText()).toBe('Eroare la căutare');
+  });
+  await ctx.close();
+});
+
+test('bug 36 (low): the text cannot change while it is checked and graded', async () => {
+  await resetAI();
+  const code = await makeCase('FRZ');
+  const { ctx, page } = await student(DESKTOP);
+  await step(page, 'w3-low-frozen', async () => {
+    await openCase(page, code);
+    const area = page.getByLabel('Soluția ta');
+    await area.fill('Vecinul răspunde delictual, art. 1357 C.civ.');
+    // The check is held until the page has been looked at.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route('**/ai/v1/messages*', async (r) => {
+      await held;
+      await r.continue();
+    });
+    await script([PASSED, gradeReply([4, 6, 4, 5, 8, 4, 8, 15, 10, 12])]);
+    await page.getByRole('button', { name: 'Evaluează Soluția' }).click();
+    await page.getByRole('button', { name: 'Verificare AI în curs...' }).waitFor();
+    expect(await area.getAttribute('readonly')).not.toBeNull();
+    await page.getByText('Textul nu mai poate fi modificat cât timp soluția este evaluată.').waitFor();
+    release();
+    await page.getByRole('region', { name: 'Evaluare Completă' }).waitFor();
+    expect(await area.getAttribute('readonly')).toBeNull();
+  });
+  await ctx.close();
+});
+
+test('bug 27 (low): on a phone the new result is not under the sticky toolbar', async () => {
+  await resetAI();
+  const code = await makeCase('MOB');
+  const s = await makeStudent();
+  const ctx = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true, colorScheme: 'light' });
+  const page = await login(ctx, s.email, s.password);
+  await step(page, 'w3-low-result-phone', async () => {
+    await page.getByRole('button', { name: /Law Categories/ }).tap();
+    await gradeOnce(page, code);
+    const heading = page.getByRole('heading', { name: 'Evaluare Completă' });
+    await until(
+      async () => {
+        const [h, bar] = await Promise.all([heading.boundingBox(), page.locator('.dash-toolbar').boundingBox()]);
+        return !!h && !!bar && h.y >= bar.y + bar.height - 1 && h.y < PHONE.height;
+      },
+      'the result heading below the toolbar',
+    );
+  });
+  await ctx.close();
+});
+
+test('bugs 17, 32 (low): the menu says "Setări"; a student with no grade sees "—" as average', async () => {
+  const { ctx, page } = await student(DESKTOP);
+  await step(page, 'w3-low-menu-average', async () => {
+    await page.locator('details.account-menu > summary').click();
+    await page.locator('details.account-menu .menu').getByRole('link', { name: 'Setări', exact: true }).waitFor();
+    await page.goto(base + '/reporting');
+    const avg = page.locator('.card.stat', { hasText: 'Avg Score %' }).locator('.big');
+    await avg.waitFor();
+    expect(await avg.innerText()).toBe('—');
+  });
+  await ctx.close();
+});
