@@ -35,6 +35,13 @@ export const layerPolicies = [
   },
 ];
 
+// lib/realtime is the one owner of realtime channels (ARCHITECTURE.md): no other module
+// opens or removes one on the client itself.
+const channelCalls = ['channel', 'removeChannel', 'removeAllChannels'].map((name) => ({
+  selector: `CallExpression[callee.property.name='${name}']`,
+  message: `Realtime channels are opened and closed only in src/lib/realtime.ts (watchTables, watchPresence): use those instead of .${name}().`,
+}));
+
 export default tseslint.config(
   { ignores: ['dist', 'node_modules', 'test-output', 'src/types/database.ts'] },
   js.configs.recommended,
@@ -67,5 +74,10 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    files: ['src/**/*.{ts,tsx}'],
+    ignores: ['src/lib/realtime.ts', 'src/lib/shims/**', 'src/**/*.test.{ts,tsx}'],
+    rules: { 'no-restricted-syntax': ['error', ...channelCalls] },
   },
 );

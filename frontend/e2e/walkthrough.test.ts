@@ -41,7 +41,7 @@ test('walkthrough: account menu, titles, favicon, sign-up when signed in', async
     expect(await menuOpen(page)).toBe(false);
     // Navigating closes it.
     await summary.click();
-    await page.locator('details.account-menu .menu').getByRole('link', { name: 'Settări' }).click();
+    await page.locator('details.account-menu .menu').getByRole('link', { name: 'Setări' }).click();
     await page.waitForURL('**/settings');
     await until(async () => !(await menuOpen(page)), 'the menu closed by the navigation');
   });

@@ -131,7 +131,7 @@ function AccountMenu({ name, isAdmin, onSignOut }: { name: string | null; isAdmi
     >
       <summary>{name ?? <span className="skeleton name" role="status" aria-label="Se încarcă contul" />}</summary>
       <div className="menu">
-        <Link to="/settings">Settări</Link>
+        <Link to="/settings">Setări</Link>
         <Link to="/reporting">Progress</Link>
         {isAdmin && <Link to="/admin">Admin Panel</Link>}
         <button type="button" onClick={onSignOut}>

@@ -1,3 +1,4 @@
+import type { MessageCreateParamsNonStreaming, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { aiEnabled, aiModel } from './supabase';
 
 // The AI client is loaded on first use (a dynamic import), keeping the dashboard's initial
@@ -9,3 +10,11 @@ export async function aiClient(token: string) {
 
 // Whether this server has an AI provider, and its model (both from /config.json).
 export { aiEnabled, aiModel };
+
+// The body of a gateway call: the model and the messages only. The gateway owns every other
+// setting of a task (max_tokens, temperature: prompts.Tasks in server/internal/aigw) and
+// ignores them in the request, so the browser does not send them. The SDK's type asks for
+// max_tokens; without it the SDK keeps its default timeout.
+export function gatewayBody(messages: MessageParam[]): MessageCreateParamsNonStreaming {
+  return { model: aiModel(), messages } as MessageCreateParamsNonStreaming;
+}

@@ -102,3 +102,19 @@ export function scoreSeries(subs: { submitted_at: string; score_value: number | 
     .map((s) => ({ at: s.submitted_at, value: Number(s.score_value), label: s.case_code, level: s.difficulty_rating ?? null }))
     .sort((a, b) => a.at.localeCompare(b.at));
 }
+
+// The grader's overall verdict: from its "Calificativ:" line to the end ("Calificativ: Bine",
+// then "Puncte forte / De îmbunătățit: …"), without the markdown marks a model may add; null
+// when the feedback has none (an older grade, or only the scoring grid).
+export function overallVerdict(feedback: string | null | undefined): string | null {
+  if (!feedback) return null;
+  const m = /^[ \t*#>_-]*Calificativ:/m.exec(feedback);
+  if (!m) return null;
+  const text = feedback
+    .slice(m.index)
+    .split('\n')
+    .map((l) => l.replace(/^[ \t*#>_-]+/, '').replace(/\*\*/g, '').trim())
+    .filter(Boolean)
+    .join('\n');
+  return text || null;
+}

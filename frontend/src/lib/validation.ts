@@ -3,6 +3,9 @@
 export const MIN_PASSWORD = 6;
 export const MIN_NAME = 2;
 export const MIN_USERNAME = 3;
+// The database's bound (user_profiles.username check: ^[A-Za-z0-9_]{3,50}$).
+export const MAX_USERNAME = 50;
+export const TOO_LONG_USERNAME = `Numele de utilizator poate avea cel mult ${MAX_USERNAME} de caractere`;
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const USERNAME_RE = /^[A-Za-z0-9_]+$/;
 
@@ -28,7 +31,11 @@ export type SignupForm = {
 // wildcards there, so they are escaped to match only themselves.
 export const likeLiteral = (s: string) => s.replace(/[\\%_]/g, (c) => '\\' + c);
 
-export type UsernameStatus = 'unknown' | 'checking' | 'available' | 'taken';
+// 'invalid': the name breaks the charset or length rule, so whether it is free is not asked.
+export type UsernameStatus = 'unknown' | 'checking' | 'available' | 'taken' | 'invalid';
+
+// Whether a name of at least MIN_USERNAME characters may be a username at all.
+export const usernameWellFormed = (u: string) => USERNAME_RE.test(u) && u.length <= MAX_USERNAME;
 
 export function validateSignup(f: SignupForm, usernameStatus: UsernameStatus, knownCodes: string[]): string | null {
   if (!f.name.trim() || !f.username.trim() || !f.universityCode || !f.email.trim() || !f.password || !f.confirmPassword) {
@@ -37,6 +44,7 @@ export function validateSignup(f: SignupForm, usernameStatus: UsernameStatus, kn
   if (f.name.trim().length < MIN_NAME) return 'Name must be at least 2 characters';
   if (f.username.trim().length < MIN_USERNAME) return 'Username must be at least 3 characters';
   if (!USERNAME_RE.test(f.username.trim())) return 'Username can only contain letters, numbers, and underscores';
+  if (f.username.trim().length > MAX_USERNAME) return TOO_LONG_USERNAME;
   if (usernameStatus === 'taken') return 'Username is already taken';
   if (!isEmail(f.email)) return 'Please enter a valid email address';
   if (f.password.length < MIN_PASSWORD) return 'Password must be at least 6 characters';
@@ -52,6 +60,7 @@ export function validateProfile(f: { name: string; username: string; universityC
   if (f.name.trim().length < MIN_NAME) return 'Name must be at least 2 characters';
   if (f.username.trim().length < MIN_USERNAME) return 'Username must be at least 3 characters';
   if (!USERNAME_RE.test(f.username.trim())) return 'Username can only contain letters, numbers, and underscores';
+  if (f.username.trim().length > MAX_USERNAME) return TOO_LONG_USERNAME;
   if (usernameStatus === 'taken') return 'Username is already taken';
   if (!knownCodes.includes(f.universityCode)) return 'Please select a university';
   return null;

@@ -53,3 +53,19 @@ describe('layer rules', () => {
     expect(await zoneErrors('src/app/routes/Probe.tsx', "import Reporting from '../../features/progress/components/Reporting';\nexport const x = Reporting;\n")).toEqual([]);
   });
 });
+
+describe('channel ownership', () => {
+  const channelErrors = async (file: string, code: string) => {
+    const [result] = await eslint.lintText(code, { filePath: new URL(`../../${file}`, import.meta.url).pathname });
+    return result.messages.filter((m) => m.ruleId === 'no-restricted-syntax').map((m) => m.message);
+  };
+  const code = "import { supabase } from '../../../lib/supabase';\nconst ch = supabase().channel('x');\nexport const stop = () => supabase().removeChannel(ch);\n";
+  test('a feature opening or removing a channel itself is reported', async () => {
+    const errors = await channelErrors('src/features/dashboard/api/probe.ts', code);
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toContain('only in src/lib/realtime.ts');
+  });
+  test('lib/realtime may', async () => {
+    expect(await channelErrors('src/lib/realtime.ts', "import { supabase } from './supabase';\nexport const ch = supabase().channel('x');\n")).toEqual([]);
+  });
+});

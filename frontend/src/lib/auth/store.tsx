@@ -128,6 +128,9 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   return <AuthContext.Provider value={true}>{children}</AuthContext.Provider>;
 }
 
+// What create_user_profile answers when no sign-up of this id exists (sql/app, create_user_profile).
+const NO_SIGNUP = 'no matching recent sign-up for this profile';
+
 export type SignUpDetails = { name: string; username: string; university_code: string; university_category: string; university_name: string };
 
 // The auth actions, defined once (stable references, no re-creation per render).
@@ -155,6 +158,10 @@ export const authActions = {
       p_university_name: d.university_name,
     });
     // The profile was made with the account (the sign-up's trigger); the call returns it.
+    // An address that already has an account gets GoTrue's obfuscated answer (a user that
+    // does not exist), so its profile call finds no sign-up: the page answers as for a new
+    // account, telling nobody that the address is registered (walkthrough 3, bug 6).
+    if (pErr && pErr.message === NO_SIGNUP) return;
     if (pErr) throw new Error('Failed to create user profile: ' + pErr.message);
   },
   // "Încearcă o speță": an anonymous session (is_anonymous in the token) that reads one

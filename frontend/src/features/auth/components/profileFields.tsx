@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import type { UsernameStatus } from '../../../lib/validation';
+import { MAX_USERNAME, type UsernameStatus } from '../../../lib/validation';
 import type { University } from '../api/auth';
 
 
@@ -9,6 +9,7 @@ export function UsernameStatusText({ status }: { status: UsernameStatus }) {
       {status === 'checking' && 'Se verifică...'}
       {status === 'available' && 'Disponibil'}
       {status === 'taken' && 'Indisponibil'}
+      {status === 'invalid' && `Nume nevalid: doar litere fără diacritice, cifre și _, cel mult ${MAX_USERNAME} de caractere`}
     </span>
   );
 }

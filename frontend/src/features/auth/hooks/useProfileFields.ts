@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { MIN_USERNAME, type UsernameStatus } from '../../../lib/validation';
+import { MIN_USERNAME, usernameWellFormed, type UsernameStatus } from '../../../lib/validation';
 import { checkUsername, fetchUniversities, type University } from '../api/auth';
 
 // The fixed university list, in its order.
@@ -19,7 +19,9 @@ export function useUsernameCheck(username: string) {
   const seq = useRef(0);
   const latest = useRef<{ name: string; result: Promise<UsernameStatus> } | null>(null);
   const u = username.trim();
-  const status: UsernameStatus = u.length < MIN_USERNAME ? 'unknown' : checked?.name === u ? checked.status : 'checking';
+  // A malformed name is never sent to the availability check (it would answer "taken").
+  const wellFormed = usernameWellFormed(u);
+  const status: UsernameStatus = u.length < MIN_USERNAME ? 'unknown' : !wellFormed ? 'invalid' : checked?.name === u ? checked.status : 'checking';
   const run = useCallback((name: string) => {
     const my = ++seq.current;
     const result = checkUsername(name).then((next) => {
@@ -32,12 +34,13 @@ export function useUsernameCheck(username: string) {
   useEffect(() => {
     seq.current++;
     latest.current = null;
-    if (u.length < MIN_USERNAME) return;
+    if (u.length < MIN_USERNAME || !wellFormed) return;
     const t = setTimeout(() => void run(u), 300);
     return () => clearTimeout(t);
-  }, [u, run]);
+  }, [u, wellFormed, run]);
   const settle = useCallback(async (): Promise<UsernameStatus> => {
     if (u.length < MIN_USERNAME) return 'unknown';
+    if (!usernameWellFormed(u)) return 'invalid';
     if (latest.current?.name === u) return latest.current.result;
     return run(u);
   }, [u, run]);

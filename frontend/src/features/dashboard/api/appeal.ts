@@ -1,4 +1,5 @@
 import { supabase } from '../../../lib/supabase';
+import { watchTables } from '../../../lib/realtime';
 
 // The appeal of a blocked AI check (issue 15 §3). The database decides everything: only the
 // owner of a blocked submission may ask (request_human_review), only moderators decide.
@@ -41,20 +42,18 @@ export async function openSubmissionOnCase(
   return { text: sub.submission_text, level: sub.difficulty_rating, appeal: (data as Appeal | null) ?? null, failed: sub.status === 'submitted' && !!sub.ai_failed_at };
 }
 
-// Follows one appeal live: onChange gets each new state of the row; onLive fires once the
-// subscription is joined (after which the row is read again, so a decision taken before
-// the join is not missed). Returns the unsubscribe function.
+// Follows one appeal live (a channel of lib/realtime, the one owner of channels): onChange
+// gets each new state of the row; onLive fires once the subscription is joined, after which
+// the row is read again, so a decision taken before the join is not missed. Returns the
+// unsubscribe function.
 export function watchAppeal(id: string, onChange: (a: Appeal) => void, onLive: () => void): () => void {
-  const sb = supabase();
-  const ch = sb
-    .channel(`appeal-${id}`)
-    .on('postgres_changes', { event: 'UPDATE', schema: 'public', table: 'submission_appeals', filter: `id=eq.${id}` }, (p) => onChange(p.new as Appeal))
-    .subscribe((status) => {
-      if (status !== 'SUBSCRIBED') return;
+  return watchTables(
+    `appeal-${id}`,
+    [{ table: 'submission_appeals', event: 'UPDATE', filter: `id=eq.${id}` }],
+    (row) => onChange(row as unknown as Appeal),
+    () => {
       onLive();
-      loadAppeal(id).then((a) => a && onChange(a));
-    });
-  return () => {
-    sb.removeChannel(ch);
-  };
+      void loadAppeal(id).then((a) => a && onChange(a));
+    },
+  );
 }

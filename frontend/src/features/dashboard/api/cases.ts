@@ -31,8 +31,10 @@ export async function loadTree(): Promise<TreeData> {
 export type SearchResult = Database['public']['Functions']['search_cases']['Returns'][number];
 
 export async function searchCases(q: string): Promise<SearchResult[]> {
-  const { data, error } = await supabase().rpc('search_cases', { search_query: q.trim(), max_results: 10 });
-  if (error) throw error;
+  const { data, error, status } = await supabase().rpc('search_cases', { search_query: q.trim(), max_results: 10 });
+  // A server fault's text ("internal error") means nothing to a student: the box says
+  // "Eroare la căutare" instead (walkthrough 3, bug 14).
+  if (error) throw status >= 500 ? new Error('') : error;
   return data;
 }
 

@@ -1,5 +1,5 @@
-import { supabase, aiModel } from '../../../lib/supabase';
-import { aiClient } from '../../../lib/ai';
+import { supabase } from '../../../lib/supabase';
+import { aiClient, gatewayBody } from '../../../lib/ai';
 import { breakdownRows, type CriterionRow } from '../../../lib/score';
 import type { Database } from '../../../types/database';
 import type { ProcessSignals } from '../utils/signals';
@@ -55,7 +55,7 @@ export async function readDetection(submissionId: string): Promise<{ ai_decision
 export async function runTask(token: string, task: 'detect' | 'grade', submissionId: string): Promise<void> {
   const ai = await aiClient(token);
   await ai.messages.create(
-    { model: aiModel(), max_tokens: task === 'grade' ? 4096 : 1024, messages: [{ role: 'user', content: '-' }] },
+    gatewayBody([{ role: 'user', content: '-' }]),
     { headers: { 'X-Casus-Task': task, 'X-Casus-Submission': submissionId } },
   );
 }

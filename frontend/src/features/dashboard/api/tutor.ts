@@ -1,5 +1,5 @@
 import { supabase } from '../../../lib/supabase';
-import { aiClient, aiModel } from '../../../lib/ai';
+import { aiClient, gatewayBody } from '../../../lib/ai';
 import { accessToken } from '../../../lib/auth/store';
 import { fromStored, toStored, type TutorBackend } from '../utils/tutor';
 
@@ -34,7 +34,7 @@ export const tutorBackend: TutorBackend = {
     if (!token) throw new Error('not signed in');
     const ai = await aiClient(token);
     const stream = ai.messages.stream(
-      { model: aiModel(), max_tokens: 1024, temperature: 0.1, messages: turns },
+      gatewayBody(turns),
       { headers: { 'X-Casus-Task': 'tutor', 'X-Casus-Case': caseId } },
     );
     stream.on('text', (delta) => onText(delta));

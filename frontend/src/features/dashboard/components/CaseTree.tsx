@@ -58,7 +58,7 @@ export function CaseTree({ tree, open, setOpen, selected, onPick }: {
                       </button>
                       {open.category === c.id && (
                         <ul>
-                          {subcategoriesOf(c).map((s) => {
+                          {subcategoriesOf(c, tree.cases).map((s) => {
                             const cases = casesIn(tree.cases, d.code, c, s.name);
                             return (
                               <li key={s.name} className={cases.length === 0 ? 'empty-branch' : undefined}>

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { SEARCH_DEBOUNCE_MS, shouldSearch } from '../../../lib/validation';
 import { levelColor, searchCases, type SearchResult } from '../api/cases';
 import { CheckIcon } from '../../../components/ui/icons';
+import { readableError } from '../../../components/ui/toast';
 
 // The case search of the sidebar: from 2 characters, 300 ms after the last keystroke, 10
 // results; arrows, Enter and Escape; closes on an outside click.
@@ -17,6 +18,12 @@ export function SearchBox({ onPick }: { onPick: (r: SearchResult) => void }) {
   const [active, setActive] = useState(0);
   const [show, setShow] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
+  const input = useRef<HTMLInputElement>(null);
+  const list = useRef<HTMLUListElement>(null);
+  // The active option stays in sight as the arrows move it (the list scrolls inside its 400 px).
+  useEffect(() => {
+    if (show) list.current?.querySelector('[aria-selected="true"]')?.scrollIntoView?.({ block: 'nearest' });
+  }, [active, show, results]);
   useEffect(() => {
     if (!shouldSearch(key)) return;
     let live = true;
@@ -26,7 +33,7 @@ export function SearchBox({ onPick }: { onPick: (r: SearchResult) => void }) {
       try {
         list = await searchCases(key);
       } catch (e) {
-        err = (e as Error).message || 'Eroare la căutare';
+        err = readableError((e as Error).message) || 'Eroare la căutare';
       }
       if (!live) return;
       setFound({ q: key, list, error: err });
@@ -56,7 +63,14 @@ export function SearchBox({ onPick }: { onPick: (r: SearchResult) => void }) {
         onChange={(e) => setQ(e.target.value)}
         onFocus={() => results && setShow(true)}
         onClick={() => results && setShow(true)}
+        ref={input}
         onKeyDown={(e) => {
+          // Escape closes the dropdown whatever it shows (no results, an error too).
+          if (e.key === 'Escape' && show) {
+            setShow(false);
+            e.preventDefault();
+            return;
+          }
           if (!results?.length) return;
           // Closed (Escape, an outside click), the arrows open the same results again.
           if (!show && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) {
@@ -73,9 +87,12 @@ export function SearchBox({ onPick }: { onPick: (r: SearchResult) => void }) {
         }}
       />
       {busy && <span className="spinner small" aria-label="Se caută" />}
-      {q && <button className="clear" aria-label="Șterge căutarea" onClick={() => setQ('')}>×</button>}
+      {q && <button className="clear" aria-label="Șterge căutarea" onClick={() => {
+            setQ('');
+            input.current?.focus();
+          }}>×</button>}
       {show && results && (
-        <ul className="search-results" role="listbox" style={{ maxHeight: 400 }}>
+        <ul className="search-results" role="listbox" style={{ maxHeight: 400 }} ref={list}>
           {error && <li className="error">{error}</li>}
           {!error && results.length === 0 && <li className="muted">Nu s-au găsit cazuri pentru "{q.trim()}"</li>}
           {results.map((r, i) => (

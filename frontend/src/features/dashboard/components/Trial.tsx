@@ -6,6 +6,7 @@ import { CaseView } from './CaseView';
 import { AccountPrompt } from './Evaluation';
 import { codeOf, firstEasyCase } from '../api/cases';
 import { readVisitorDraft } from '../utils/visitorDraft';
+import { useIsMobile } from '../hooks/useIsMobile';
 
 // The case the visitor already started an answer to, else the first easy one.
 async function visitorCase(): Promise<string | null> {
@@ -20,12 +21,14 @@ export default function Trial() {
   const [caseId, setCaseId] = useState<string | null | undefined>(undefined);
   const [target, setTarget] = useState<{ code: CodeId; article: string; seq: number } | null>(null);
   const [askTutor, setAskTutor] = useState(false);
+  // On a phone the case comes first, then the codes and the tutor below it, one column.
+  const mobile = useIsMobile();
   useEffect(() => {
     visitorCase().then(setCaseId);
   }, []);
   return (
     <>
-      <header className="app-header">
+      <header className="app-header trial-header">
         <span className="brand-link">
           <span className="logo" aria-hidden>⚖</span> Casus <span className="badge">vizitator</span>
         </span>
@@ -45,7 +48,7 @@ export default function Trial() {
       <p className="banner visitor" role="status">
         Încerci o speță fără cont. Poți citi cazul, articolele din coduri și îți poți scrie soluția; ca să o salvezi, să folosești tutorele sau evaluarea, creează un cont.
       </p>
-      <div className="dashboard no-sidebar trial">
+      <div className={`dashboard no-sidebar trial${mobile ? ' mobile' : ''}`}>
         <main className="case-main">
           {caseId === undefined && <div className="skeleton tall" aria-busy="true" />}
           {caseId === null && <p className="empty">Nicio speță ușoară nu este disponibilă acum.</p>}

@@ -2,7 +2,7 @@ import { act, cleanup, fireEvent, render, screen } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { Category, CaseRow } from '../api/cases';
 import { casesIn, pathTo, subcategoriesOf, toggleCategory, toggleDomain, toggleSub } from '../utils/tree';
-import { breakdownRows, parseTotal, RUBRIC, scoreLabel, scoreSeries } from '../../../lib/score';
+import { breakdownRows, overallVerdict, parseTotal, RUBRIC, scoreLabel, scoreSeries } from '../../../lib/score';
 import { articleNumber, splitArticles } from '../../../components/code-viewer/CodeViewer';
 
 const searchCases = vi.fn();
@@ -39,6 +39,21 @@ describe('sidebar accordion', () => {
     expect(casesIn(cases, 'civil', cats[0], 'Fructele').map((c) => c.id)).toEqual(['a']);
     expect(subcategoriesOf(cats[1]).map((s) => s.name)).toEqual(['Altele']);
     expect(casesIn(cases, 'penal', cats[1], 'Altele').map((c) => c.id)).toEqual(['c']);
+  });
+  test('a free-text subcategory of a generated case is listed after the catalogue\'s', () => {
+    const cases = [row('a', 'civil', 'Posesia', 'Fructele'), row('g', 'civil', 'Posesia', 'Altă subcategorie'), row('p', 'penal', 'Posesia', 'Alta')];
+    const subs = subcategoriesOf(cats[0], cases).map((s) => s.name);
+    expect(subs.slice(-1)).toEqual(['Altă subcategorie']);
+    expect(subs.filter((s) => s === 'Fructele')).toHaveLength(1);
+    expect(casesIn(cases, 'civil', cats[0], 'Altă subcategorie').map((c) => c.id)).toEqual(['g']);
+  });
+});
+
+describe('overall verdict', () => {
+  test('from the Calificativ line to the end, markdown marks dropped', () => {
+    expect(overallVerdict('I. OPERAȚIUNI\n1.1 X: 4/5\nPUNCTAJ TOTAL: 78/100\n**Calificativ:** Bine\n- Puncte forte / De îmbunătățit: premisa minoră.')).toBe('Calificativ: Bine\nPuncte forte / De îmbunătățit: premisa minoră.');
+    expect(overallVerdict('1.1 X: 4/5')).toBeNull();
+    expect(overallVerdict(null)).toBeNull();
   });
 });
 

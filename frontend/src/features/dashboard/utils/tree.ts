@@ -20,9 +20,18 @@ export function pathTo(c: { domain: string; category: string | null; subcategory
   return { domain: c.domain, category: cat.id, sub };
 }
 
-// The subcategories listed under a category; a category without any lists its cases
-// under one entry named like itself.
-export const subcategoriesOf = (c: Category) => (c.law_subcategories.length ? c.law_subcategories : [{ name: c.name, position: 0 }]);
+// The subcategories listed under a category: the catalogue's, then (after them, by name)
+// the free-text ones that generated cases carry (the generator's "Altă subcategorie"), so
+// every case of the category is reachable from the tree. A category without any lists its
+// cases under one entry named like itself.
+export function subcategoriesOf(c: Category, cases: CaseRow[] = []): { name: string; position: number }[] {
+  if (!c.law_subcategories.length) return [{ name: c.name, position: 0 }];
+  const known = new Set(c.law_subcategories.map((s) => s.name));
+  const extra = [...new Set(cases.filter((x) => x.domain === c.domain && x.category === c.name && x.subcategory && !known.has(x.subcategory)).map((x) => x.subcategory!))]
+    .sort((a, b) => a.localeCompare(b, 'ro'))
+    .map((name, i) => ({ name, position: c.law_subcategories.length + i }));
+  return [...c.law_subcategories, ...extra];
+}
 
 export function casesIn(cases: CaseRow[], domain: string, c: Category, sub: string): CaseRow[] {
   return cases.filter((x) => x.domain === domain && x.category === c.name && (c.law_subcategories.length ? x.subcategory === sub : true));

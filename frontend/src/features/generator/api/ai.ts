@@ -1,4 +1,4 @@
-import { aiClient as gatewayClient, aiModel } from '../../../lib/ai';
+import { aiClient as gatewayClient, gatewayBody } from '../../../lib/ai';
 import { accessToken } from '../../../lib/auth/store';
 import { MSG_GENERATE, MSG_NOT_TEXT, ParseError, parseClassification, parseGenerated, type GenDomain, type GeneratedCase } from '../../../lib/caseDraft';
 
@@ -9,10 +9,10 @@ async function aiClient() {
   return gatewayClient(token);
 }
 
-async function ask(task: 'generate' | 'classify', content: string, maxTokens: number, headers: Record<string, string> = {}): Promise<string> {
+async function ask(task: 'generate' | 'classify', content: string, headers: Record<string, string> = {}): Promise<string> {
   const ai = await aiClient();
   const reply = await ai.messages.create(
-    { model: aiModel(), max_tokens: maxTokens, messages: [{ role: 'user', content }] },
+    gatewayBody([{ role: 'user', content }]),
     { headers: { 'X-Casus-Task': task, ...headers } },
   );
   const first = reply.content[0];
@@ -20,12 +20,11 @@ async function ask(task: 'generate' | 'classify', content: string, maxTokens: nu
   return first.text;
 }
 
-// generateCase runs the generation call (the server owns the prompt, max_tokens 4096,
-// temperature 0.7) and reads the case; failures carry the spec's messages.
+// generateCase runs the generation call (the server owns the prompt and its settings) and reads the case; failures carry the spec's messages.
 export async function generateCase(request: string): Promise<GeneratedCase> {
   let text: string;
   try {
-    text = await ask('generate', request, 4096);
+    text = await ask('generate', request);
   } catch (e) {
     if ((e as Error).message === MSG_NOT_TEXT) throw e;
     console.error('generation failed', e);
@@ -43,7 +42,7 @@ export async function generateCase(request: string): Promise<GeneratedCase> {
 // silently yields nothing.
 export async function classifyCase(domain: GenDomain, c: GeneratedCase): Promise<{ category: string; subcategory: string } | null> {
   try {
-    const text = await ask('classify', JSON.stringify({ titlu: c.title, problema_juridica: c.legal_problem, descriere: c.case_description }), 512, { 'X-Casus-Domain': domain });
+    const text = await ask('classify', JSON.stringify({ titlu: c.title, problema_juridica: c.legal_problem, descriere: c.case_description }), { 'X-Casus-Domain': domain });
     return parseClassification(text);
   } catch {
     return null;

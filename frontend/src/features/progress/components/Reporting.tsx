@@ -7,7 +7,8 @@ import { MyGeneratedCases } from './MyGeneratedCases';
 import { ScoreOverTime } from './ScoreOverTime';
 import { CriteriaOverview } from './CriteriaOverview';
 import { attemptLabel, caseLink, groupByCase, type Attempt } from '../utils/attempts';
-import { strictnessLabel } from '../../../lib/score';
+import { overallVerdict, strictnessLabel } from '../../../lib/score';
+import { countOf } from '../../../lib/plural';
 
 type Sub = Attempt;
 const roDate = (s: string) => new Date(s).toLocaleDateString('ro-RO', { day: 'numeric', month: 'long', year: 'numeric' });
@@ -32,7 +33,7 @@ function AttemptRow({ s, appeal }: { s: Sub; appeal?: AppealState }) {
           {appeal.status === 'confirmed' && appeal.decision_reason ? ` — ${appeal.decision_reason}` : ''}
         </div>
       )}
-      <div className="muted">{s.feedback_text ? s.feedback_text.slice(0, 150) : s.state === 'failed' ? 'Modelul AI nu a răspuns. Textul tău este păstrat: deschide speța și trimite-l din nou.' : 'Așteptăm evaluarea...'}</div>
+      <div className="muted">{s.feedback_text ? (overallVerdict(s.feedback_text) ?? s.feedback_text).slice(0, 150) : s.state === 'failed' ? 'Modelul AI nu a răspuns. Textul tău este păstrat: deschide speța și trimite-l din nou.' : 'Așteptăm evaluarea...'}</div>
     </div>
   );
 }
@@ -44,7 +45,7 @@ export default function Reporting({ grile }: { grile?: ReactNode }) {
   const { subs, convs, progress, graded, appeals } = useMyProgress(userId);
   const completed = progress.filter((p) => p.status === 'completed');
   const scored = subs.filter((s) => s.score_value != null);
-  const avg = scored.length ? Math.round(scored.reduce((a, s) => a + Number(s.score_value), 0) / scored.length) : 0;
+  const avg = scored.length ? Math.round(scored.reduce((a, s) => a + Number(s.score_value), 0) / scored.length) : null;
   const byDate = new Map<string, Progress[]>();
   for (const p of [...completed].sort((a, b) => (b.completed_at ?? '').localeCompare(a.completed_at ?? ''))) {
     const d = roDate(p.completed_at!);
@@ -56,7 +57,7 @@ export default function Reporting({ grile }: { grile?: ReactNode }) {
       <div className="cards">
         <section className="card stat"><h3>Completed</h3><p className="big">{completed.length}</p></section>
         <section className="card stat"><h3>Submissions</h3><p className="big">{subs.length}</p></section>
-        <section className="card stat"><h3>Avg Score %</h3><p className="big">{avg}</p></section>
+        <section className="card stat"><h3>Avg Score %</h3><p className="big">{avg ?? '—'}</p></section>
       </div>
       <ScoreOverTime subs={subs} />
       <CriteriaOverview graded={graded} />
@@ -89,7 +90,7 @@ export default function Reporting({ grile }: { grile?: ReactNode }) {
         {convs.length === 0 && <p className="muted">Nu ai conversații încă</p>}
         {convs.map((c) => (
           <details key={c.id}>
-            <summary>{c.cases ? `${c.cases.case_code} — ${c.cases.title}` : 'General'} · {c.message_count} mesaje</summary>
+            <summary>{c.cases ? `${c.cases.case_code} — ${c.cases.title}` : 'General'} · {countOf(c.message_count, 'mesaj', 'mesaje')}</summary>
             {c.conversation_data.map((m, i) => (
               <p key={i}><strong>{m.role === 'user' ? 'Tu' : m.role === 'assistant' ? 'Casus AI' : m.role}</strong> <span className="muted">{new Date(m.timestamp).toLocaleTimeString('ro-RO')}</span><br />{m.content}</p>
             ))}

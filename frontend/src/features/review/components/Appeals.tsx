@@ -3,6 +3,7 @@ import { toast } from '../../../components/ui/toast';
 import { strictnessLabel } from '../../../lib/score';
 import { confirmBlock, loadAppeals, releaseAppeal, type AppealRow } from '../api/review';
 import { ArrowLeftIcon } from '../../../components/ui/icons';
+import { countOf } from '../../../lib/plural';
 
 const fmtDate = (iso: string) => new Date(iso).toLocaleString('ro-RO', { dateStyle: 'long', timeStyle: 'short' });
 const errText = (e: unknown) => (e as { message?: string })?.message || 'Eroare necunoscută';
@@ -128,7 +129,7 @@ export function Appeals() {
           {rows && rows.length === 0 && <p className="muted">Nu există cereri de verificare umană.</p>}
           {rows && rows.length > 0 && (
             <table className="table">
-              <caption className="muted">{rows.length} cereri în așteptare, cele mai vechi primele</caption>
+              <caption className="muted">{countOf(rows.length, 'cerere', 'cereri')} în așteptare, cele mai vechi primele</caption>
               <thead>
                 <tr>
                   <th>Caz</th>

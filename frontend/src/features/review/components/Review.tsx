@@ -7,6 +7,7 @@ import { joinMessages, validateDraft, type Draft } from '../../../lib/caseDraft'
 import { checkReference, loadDraft, loadQueue, rejectCase, updateCase, verifyCase, type ArticleCheck, type QueueRow } from '../api/review';
 import { Appeals } from './Appeals';
 import { ArrowLeftIcon, CheckIcon, WarningIcon } from '../../../components/ui/icons';
+import { countOf } from '../../../lib/plural';
 
 const fmtDate = (iso: string) => new Date(iso).toLocaleString('ro-RO', { dateStyle: 'long', timeStyle: 'short' });
 const errText = (e: unknown) => (e as { message?: string })?.message || 'Eroare necunoscută';
@@ -195,7 +196,7 @@ export default function Review() {
           {rows && rows.length === 0 && <p className="muted">Nu există cazuri de verificat.</p>}
           {rows && rows.length > 0 && (
             <table className="table">
-              <caption className="muted">{rows.length} cazuri neverificate, cele mai noi primele</caption>
+              <caption className="muted">{countOf(rows.length, 'caz neverificat', 'cazuri neverificate')}, cele mai noi primele</caption>
               <thead>
                 <tr>
                   <th>Cod</th>
