@@ -42,6 +42,9 @@ const (
 	// walMaxTxnRows bounds the rows of one transaction that are delivered (and held in
 	// memory until its commit): a bulk load of a published table is not pushed row by row.
 	walMaxTxnRows = 20000
+	// walVisibleWait bounds how long a batch waits for its commits to become visible
+	// (awaitVisible); normally they are at once, or within a few milliseconds.
+	walVisibleWait = 10 * time.Second
 	// walLockName names the advisory lock of the slot holder (advisory locks are per
 	// database, like the slot).
 	walLockName = "casus.realtime.slot"
@@ -511,12 +514,21 @@ func (w *walReader) awaitVisible(ctx context.Context, xids []uint32) error {
 			when g.f - s.m > 2147483648 then g.f - 4294967296
 			when s.m - g.f > 2147483648 then g.f + 4294967296
 			else g.f end)::text::xid8, s.snap)`
+	// Bounded, so that the stream cannot stall for good (were the slot a synchronous
+	// standby, the commit would wait for this reader): past it the batch goes on, and its
+	// subscribers may miss it, which is logged.
+	deadline := time.Now().Add(walVisibleWait)
 	for wait := 100 * time.Microsecond; ; wait = min(2*wait, 20*time.Millisecond) {
 		var invisible int64
 		if err := w.s.d.Owner.QueryRow(ctx, q, ids).Scan(&invisible); err != nil {
 			return fmt.Errorf("realtime: await visible commits: %w", err)
 		}
 		if invisible == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			w.s.d.Log.Warn("realtime: committed transactions still invisible; delivering anyway, their row checks may fail",
+				"transactions", invisible, "waited", walVisibleWait)
 			return nil
 		}
 		select {
