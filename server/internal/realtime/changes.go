@@ -697,6 +697,7 @@ func (f *changeFeed) canSee(claims *authn.Claims, ti *tableInfo, c change) bool 
 	}
 	conn, err := f.s.d.API.Acquire(ctx)
 	if err != nil {
+		f.checkFailed(c, err)
 		return false
 	}
 	defer conn.Release()
@@ -707,10 +708,19 @@ func (f *changeFeed) canSee(claims *authn.Claims, ti *tableInfo, c change) bool 
 		b.Queue(q, qargs...).QueryRow(func(r pgx.Row) error { return r.Scan(&ok) })
 	})
 	if err != nil {
-		f.s.d.Log.Debug("realtime: visibility check failed", "err", err)
+		f.checkFailed(c, err)
 		return false
 	}
 	return ok
+}
+
+// checkFailed logs a row check that got no answer (timeout, no connection): the change is
+// not delivered to that subscriber, which must not go unnoticed.
+func (f *changeFeed) checkFailed(c change, err error) {
+	if f.s.ctx.Err() == nil {
+		f.s.d.Log.Warn("realtime: row check failed; change not delivered to a subscriber",
+			"schema", c.Schema, "table", c.Table, "type", c.Type, "err", err)
+	}
 }
 
 // rowCheck is the statement that finds an inserted or updated row by its primary key
@@ -801,7 +811,7 @@ func (f *changeFeed) couldSeeDeleted(ctx context.Context, claims *authn.Claims, 
 		return tx.QueryRow(ctx, ti.deleteCheck, string(old)).Scan(&ok)
 	})
 	if err != nil {
-		f.s.d.Log.Debug("realtime: delete visibility check failed", "err", err)
+		f.checkFailed(c, err)
 		return false
 	}
 	return ok
