@@ -30,8 +30,8 @@ func mdlAnnulment() string {
 func conArt53() string {
 	s := mustReplace(conStrong, "Premisa minoră.",
 		"Orice restrângere a exercițiului unui drept este permisă numai prin lege, pentru unul dintre scopurile art. 53 alin. (1) Const., dacă este necesară într-o societate democratică, proporțională cu situația care a determinat-o, nediscriminatorie și fără a atinge existența dreptului (art. 53 alin. (2)).\n\nPremisa minoră.")
-	return mustReplace(s, "Sportiva nu poate sesiza direct Curtea",
-		"Testul art. 53 nu este trecut: celeritatea disciplinei sportive nu este unul dintre scopurile enumerate, iar chiar admițând-o, excluderea oricărui control nu este necesară (termene scurte ar ajunge) și suprimă substanța accesului la instanță. Sportiva nu poate sesiza direct Curtea")
+	return mustReplace(s, "Curtea de apel nu poate însă lăsa legea neaplicată",
+		"Testul art. 53 nu este trecut: celeritatea disciplinei sportive nu este unul dintre scopurile enumerate, iar chiar admițând-o, excluderea oricărui control nu este necesară (termene scurte ar ajunge) și suprimă substanța accesului la instanță. Curtea de apel nu poate însă lăsa legea neaplicată")
 }
 
 // mdlWithoutProblem2 drops CIV4MDL's second problem (maintenance for the minor's
