@@ -6,7 +6,7 @@
 # Realtime reads changes through logical replication (one slot per database, see
 # ARCHITECTURE.md): a local cluster whose wal_level is not logical gets it here, with
 # enough slots and WAL senders for the test suite's parallel databases and a bound on the
-# WAL a stopped Casus may pin. That needs a restart, so it is done only when wal_level is
+# WAL a stopped Casus may pin (and room for the suite's parallel servers' connections). That needs a restart, so it is done only when wal_level is
 # not already logical (a server that already decodes logically is never restarted).
 set -u
 url=${CASUS_TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
@@ -29,6 +29,7 @@ make_logical() {
     -c "alter system set wal_level = logical" \
     -c "alter system set max_replication_slots = 64" \
     -c "alter system set max_wal_senders = 64" \
+    -c "alter system set max_connections = 300" \
     -c "alter system set max_slot_wal_keep_size = '4GB'" >/dev/null || return 0
   echo "ensure-postgres: set wal_level = logical (64 slots, max_slot_wal_keep_size 4GB); restarting PostgreSQL" >&2
   for v in $(ls /etc/postgresql 2>/dev/null); do
@@ -37,8 +38,17 @@ make_logical() {
   for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && return 0; sleep 0.5; done
 }
 
+# A slot left by a killed test run pins WAL; the bound needs only a reload, so it is set
+# even on a server that already decodes logically.
+bound_slots() {
+  command -v psql >/dev/null 2>&1 || return 0
+  [ "$(psql "$url" -XAtc 'show max_slot_wal_keep_size' 2>/dev/null)" = "-1" ] || return 0
+  psql "$url" -XqAt -c "alter system set max_slot_wal_keep_size = '4GB'" -c "select pg_reload_conf()" >/dev/null 2>&1 || true
+}
+
 if pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
   logical || make_logical
+  bound_slots
   exit 0
 fi
 if command -v pg_ctlcluster >/dev/null 2>&1; then
@@ -48,6 +58,7 @@ if command -v pg_ctlcluster >/dev/null 2>&1; then
   for _ in $(seq 1 30); do
     if pg_isready -q -h 127.0.0.1 -p 5432; then
       logical || make_logical
+      bound_slots
       exit 0
     fi
     sleep 0.5
