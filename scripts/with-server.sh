@@ -148,24 +148,6 @@ export ANON_KEY SERVICE_ROLE_KEY
 # Rate limits stay on but high: contract and browser tests sign in often from one IP.
 # The auth features GoTrue ships off (anonymous sign-ins, reauthentication for a password
 # change, unlinking identities) are on, so the contract tests reach them; the Go tests
-<<<<<<< HEAD
-# cover them off.
-env DATABASE_URL="$dburl" DB_SCHEMAS="$schemas" CASUS_ADDR="127.0.0.1:$app_port" SITE_URL="http://127.0.0.1:$app_port" \
-  SMTP_HOST=127.0.0.1 SMTP_PORT="$smtp_port" SMTP_USER= SMTP_PASS= SMTP_SENDER="Casus <no-reply@casus.test>" \
-  CASUS_STATE_DIR="$state" FRONTEND_DIR="$root/frontend/dist" CODES_DIR="$root/codes" MAILER_AUTOCONFIRM=false \
-  RATE_LIMIT_SIGNIN="${RATE_LIMIT_SIGNIN:-1000}" RATE_LIMIT_SIGNUP="${RATE_LIMIT_SIGNUP:-1000}" \
-  RATE_LIMIT_EMAIL_SENT="${RATE_LIMIT_EMAIL_SENT:-1000}" RATE_LIMIT_VERIFY="${RATE_LIMIT_VERIFY:-1000}" \
-  RATE_LIMIT_ANONYMOUS_USERS="${RATE_LIMIT_ANONYMOUS_USERS:-1000}" RATE_LIMIT_OTP="${RATE_LIMIT_OTP:-1000}" \
-  FEEDBACK_RATE_LIMIT_PER_IP="${FEEDBACK_RATE_LIMIT_PER_IP:-1000}" FEEDBACK_RATE_LIMIT_TOTAL="${FEEDBACK_RATE_LIMIT_TOTAL:-100000}" ANONYMOUS_USERS_ENABLED="${ANONYMOUS_USERS_ENABLED:-true}" \
-  SECURE_PASSWORD_CHANGE="${SECURE_PASSWORD_CHANGE:-true}" MANUAL_LINKING_ENABLED="${MANUAL_LINKING_ENABLED:-true}" \
-  "${ai_env[@]}" ./bin/casus serve --seed >"$state/server.log" 2>&1 &
-server_pid=$!
-pids+=("$server_pid")
-if ! wait_http "http://127.0.0.1:$app_port/auth/v1/health" "$server_pid" "apikey: $ANON_KEY"; then
-  echo "with-server: the server did not come up; its log:" >&2
-  tail -80 "$state/server.log" >&2
-  exit 1
-=======
 # cover them off. In a cluster every instance has the same settings and secret, and
 # believes the proxy's X-Forwarded-For.
 trusted=
@@ -178,7 +160,9 @@ start_instance() { # PORT LOG [--seed]
     CASUS_STATE_DIR="$state" FRONTEND_DIR="$root/frontend/dist" CODES_DIR="$root/codes" MAILER_AUTOCONFIRM=false \
     RATE_LIMIT_SIGNIN="${RATE_LIMIT_SIGNIN:-1000}" RATE_LIMIT_SIGNUP="${RATE_LIMIT_SIGNUP:-1000}" \
     RATE_LIMIT_EMAIL_SENT="${RATE_LIMIT_EMAIL_SENT:-1000}" RATE_LIMIT_VERIFY="${RATE_LIMIT_VERIFY:-1000}" \
-    RATE_LIMIT_ANONYMOUS_USERS="${RATE_LIMIT_ANONYMOUS_USERS:-1000}" ANONYMOUS_USERS_ENABLED="${ANONYMOUS_USERS_ENABLED:-true}" \
+    RATE_LIMIT_ANONYMOUS_USERS="${RATE_LIMIT_ANONYMOUS_USERS:-1000}" RATE_LIMIT_OTP="${RATE_LIMIT_OTP:-1000}" \
+    FEEDBACK_RATE_LIMIT_PER_IP="${FEEDBACK_RATE_LIMIT_PER_IP:-1000}" FEEDBACK_RATE_LIMIT_TOTAL="${FEEDBACK_RATE_LIMIT_TOTAL:-100000}" \
+    ANONYMOUS_USERS_ENABLED="${ANONYMOUS_USERS_ENABLED:-true}" \
     SECURE_PASSWORD_CHANGE="${SECURE_PASSWORD_CHANGE:-true}" MANUAL_LINKING_ENABLED="${MANUAL_LINKING_ENABLED:-true}" \
     TRUSTED_PROXIES="$trusted" "${ai_env[@]}" ./bin/casus serve "$@" >"$log" 2>&1 &
   server_pid=$!
@@ -210,7 +194,6 @@ if [ "$cluster" -gt 1 ]; then
     cat "$state/haproxy.log" >&2
     exit 1
   fi
->>>>>>> scaleops
 fi
 export CASUS_PIDS="${instance_pids[*]}"
 
