@@ -18,19 +18,29 @@ const LAPTOP = { width: 1366, height: 768 };
 const PHONE = { width: 390, height: 844 };
 
 const PASSED = { text: '{"probability": 8, "decision": "PASSED", "justification": "Ezitări și exemple proprii."}' };
-const FAILED = { text: JSON.stringify({ probability: 91, decision: 'FAILED', justification: 'Citează o decizie care nu există.' }) };
-const VERDICT = 'Puncte forte / De îmbunătățit: premisa majoră bine aleasă; premisa minoră prea sumară.';
+// A block needs a chat assistant's trace quoted from the student's text (the server checks the quote).
+const FAILED = { text: JSON.stringify({ indicii: [{ tip: 'A', citat: 'fapta proprie, art. 1357' }], decision: 'FAILED', justification: 'Formulă de asistent.' }) };
+const STRENGTHS = 'premisa majoră bine aleasă';
+const VERDICT = `Puncte forte: ${STRENGTHS}`;
 
-// A grade in the rubric's format, ending with the grader's overall verdict.
+// A grade as the grader answers it (JSON, sub-items; the server sums and writes the
+// feedback, ending with the overall verdict): the ten items' scores in rubric order, spread
+// over their sub-items, for a case of one problem. The server grades twice, so the same
+// reply is scripted for both passes.
 function gradeReply(scores: number[]) {
-  const rubric: [string, string, number][] = [
-    ['1.1', 'Citirea și înțelegerea enunțului', 5], ['1.2', 'Identificarea elementelor esențiale', 8], ['1.3', 'Ordonarea cronologică', 5],
-    ['1.4', 'Rezumatul faptelor esențiale', 7], ['1.5', 'Calificarea juridică a faptelor', 10], ['1.6', 'Determinarea problemei juridice', 5],
-    ['2.1', 'Introducere', 10], ['2.2.1', 'Premisa majoră', 20], ['2.2.2', 'Premisa minoră', 15], ['2.2.3', 'Concluzia', 15],
+  const spread = (n: number, maxima: number[]) => maxima.map((m) => { const v = Math.min(n, m); n -= v; return v; });
+  const item = (cod: string, puncte: Record<string, number>, problema?: number) => ({ cod, ...(problema ? { problema } : {}), dovezi: [], motiv: 'observație.', puncte });
+  const [ma, mi, co] = [spread(scores[7], [5, 5, 5, 5]), spread(scores[8], [5, 5, 5]), spread(scores[9], [5, 5, 5])];
+  const intro = spread(scores[6], [3, 4, 3]);
+  const itemi = [
+    ...['1.1', '1.2', '1.3', '1.4', '1.5', '1.6'].map((cod, i) => item(cod, { punctaj: scores[i] })),
+    item('2.1', { fapte: intro[0], calificare: intro[1], probleme: intro[2] }),
+    item('2.2.1', { izvoare: ma[0], relevanta: ma[1], completitudine: ma[2], interpretare: ma[3] }, 1),
+    item('2.2.2', { fapte: mi[0], conectare: mi[1], probe: mi[2] }, 1),
+    item('2.2.3', { logica: co[0], claritate: co[1], completitudine: co[2] }, 1),
   ];
-  const total = scores.reduce((a, b) => a + b, 0);
-  const lines = rubric.map(([code, label, max], i) => `${code} ${label}: ${scores[i]}/${max} – observație.`);
-  return { text: `I. OPERAȚIUNI INTELECTUALE\n${lines.slice(0, 6).join('\n')}\nII. REDACTAREA SOLUȚIEI\n${lines.slice(6).join('\n')}\nPUNCTAJ TOTAL: ${total}/100\nCalificativ: Bine\n${VERDICT}` };
+  const reply = { text: JSON.stringify({ itemi, puncte_forte: STRENGTHS, de_imbunatatit: 'premisa minoră prea sumară' }) };
+  return [reply, reply];
 }
 
 // A verified civil case of its own (no category: the search opens it).
@@ -61,7 +71,7 @@ async function student(size: { width: number; height: number }): Promise<{ ctx: 
 async function gradeOnce(page: Page, code: string) {
   await openCase(page, code);
   await page.getByLabel('Soluția ta').fill('Vecinul răspunde delictual: fapta ilicită, prejudiciul, legătura de cauzalitate și vinovăția sunt întrunite (art. 1357 C.civ.).');
-  await script([PASSED, gradeReply([4, 6, 4, 5, 8, 4, 8, 15, 10, 12])]);
+  await script([PASSED, ...gradeReply([4, 6, 4, 5, 8, 4, 8, 15, 10, 12])]);
   await page.getByRole('button', { name: 'Evaluează Soluția' }).click();
   await page.getByRole('region', { name: 'Evaluare Completă' }).waitFor();
 }
@@ -290,7 +300,7 @@ test('bug 36 (low): the text cannot change while it is checked and graded', asyn
       await held;
       await r.continue();
     });
-    await script([PASSED, gradeReply([4, 6, 4, 5, 8, 4, 8, 15, 10, 12])]);
+    await script([PASSED, ...gradeReply([4, 6, 4, 5, 8, 4, 8, 15, 10, 12])]);
     await page.getByRole('button', { name: 'Evaluează Soluția' }).click();
     await page.getByRole('button', { name: 'Verificare AI în curs...' }).waitFor();
     expect(await area.getAttribute('readonly')).not.toBeNull();
