@@ -136,7 +136,7 @@ export function Appeals() {
                   <th>Student</th>
                   <th>Probabilitate AI</th>
                   <th>Solicitat la</th>
-                  <th />
+                  <th><span className="sr-only">Acțiune</span></th>
                 </tr>
               </thead>
               <tbody>
