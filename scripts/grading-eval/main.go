@@ -38,6 +38,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"gopkg.in/yaml.v3"
 
+	"casus/scripts/internal/dbdrop"
 	casussql "casus/sql"
 )
 
@@ -187,7 +188,7 @@ func scratchDatabase(ctx context.Context, admin string) (string, func(), error) 
 	return u.String(), func() {
 		c, err := pgx.Connect(context.Background(), admin)
 		if err == nil {
-			_ = dropDatabase(context.Background(), c, name)
+			_ = dbdrop.Drop(context.Background(), c, name)
 			c.Close(context.Background())
 		}
 	}, nil
@@ -633,21 +634,4 @@ func last(xs []float64) float64 {
 		return 0
 	}
 	return xs[len(xs)-1]
-}
-
-// dropDatabase drops a database after its replication slots (the realtime server's):
-// PostgreSQL refuses to drop a database a slot belongs to. Same as db.DropDatabase.
-func dropDatabase(ctx context.Context, c *pgx.Conn, name string) error {
-	var err error
-	for attempt := 0; attempt < 50; attempt++ {
-		_, _ = c.Exec(ctx, `select pg_terminate_backend(active_pid) from pg_replication_slots
-			where database = $1 and active_pid is not null`, name)
-		_, _ = c.Exec(ctx, `select pg_drop_replication_slot(slot_name) from pg_replication_slots
-			where database = $1 and not active`, name)
-		if _, err = c.Exec(ctx, "drop database if exists "+pgx.Identifier{name}.Sanitize()+" with (force)"); err == nil {
-			return nil
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return err
 }

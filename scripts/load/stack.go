@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"casus/scripts/internal/dbdrop"
 )
 
 // stack is a private Casus stack: a throwaway database, the fake AI provider and the
@@ -80,7 +82,7 @@ func startStack(ctx context.Context, aiDelay, aiStream time.Duration, instances 
 	st.dropDB = func() {
 		c, err := pgx.Connect(context.Background(), adminURL())
 		if err == nil {
-			_ = dropDatabase(context.Background(), c, name)
+			_ = dbdrop.Drop(context.Background(), c, name)
 			c.Close(context.Background())
 		}
 	}
@@ -315,21 +317,4 @@ func readRSS(pid int) int64 {
 		}
 	}
 	return 0
-}
-
-// dropDatabase drops a database after its replication slots (the realtime server's):
-// PostgreSQL refuses to drop a database a slot belongs to. Same as db.DropDatabase.
-func dropDatabase(ctx context.Context, c *pgx.Conn, name string) error {
-	var err error
-	for attempt := 0; attempt < 50; attempt++ {
-		_, _ = c.Exec(ctx, `select pg_terminate_backend(active_pid) from pg_replication_slots
-			where database = $1 and active_pid is not null`, name)
-		_, _ = c.Exec(ctx, `select pg_drop_replication_slot(slot_name) from pg_replication_slots
-			where database = $1 and not active`, name)
-		if _, err = c.Exec(ctx, "drop database if exists "+pgx.Identifier{name}.Sanitize()+" with (force)"); err == nil {
-			return nil
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return err
 }

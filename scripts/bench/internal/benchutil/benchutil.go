@@ -21,6 +21,8 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/jackc/pgx/v5"
+
+	"casus/scripts/internal/dbdrop"
 )
 
 // Secret is the JWT secret of benchmark servers.
@@ -59,7 +61,7 @@ func TempDatabase(ctx context.Context, prefix string) (string, func(), error) {
 	drop := func() {
 		c, err := pgx.Connect(context.Background(), AdminURL())
 		if err == nil {
-			_ = DropDatabase(context.Background(), c, name)
+			_ = dbdrop.Drop(context.Background(), c, name)
 			_, _ = c.Exec(context.Background(), "drop role if exists "+LoginRole(name))
 			c.Close(context.Background())
 		}
@@ -226,21 +228,4 @@ func BuildRevision(ctx context.Context, rev string) (bin string, cleanup func(),
 		return "", nil, err
 	}
 	return bin, cleanup, nil
-}
-
-// DropDatabase drops a database after its replication slots (the realtime server's):
-// PostgreSQL refuses to drop a database a slot belongs to. Same as db.DropDatabase.
-func DropDatabase(ctx context.Context, c *pgx.Conn, name string) error {
-	var err error
-	for attempt := 0; attempt < 50; attempt++ {
-		_, _ = c.Exec(ctx, `select pg_terminate_backend(active_pid) from pg_replication_slots
-			where database = $1 and active_pid is not null`, name)
-		_, _ = c.Exec(ctx, `select pg_drop_replication_slot(slot_name) from pg_replication_slots
-			where database = $1 and not active`, name)
-		if _, err = c.Exec(ctx, "drop database if exists "+pgx.Identifier{name}.Sanitize()+" with (force)"); err == nil {
-			return nil
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return err
 }
