@@ -260,13 +260,15 @@ func (b *bus) listen() {
 		if err == nil {
 			_, err = conn.Exec(b.s.ctx, "listen "+busChannel)
 		}
+		if err == nil && first {
+			// Ask the others for their presences so our replica starts complete. Sent
+			// before this instance is ready, so that a WAL holder knows it has a peer
+			// (and hands changes on) before any client here can subscribe.
+			err = b.notifyNow(b.s.ctx, []envelope{{Origin: b.s.instance, Kind: "s"}})
+			first = err != nil
+		}
 		if err == nil {
 			listening()
-			if first {
-				// Ask the others for their presences so our replica starts complete.
-				b.send(envelope{Kind: "s"})
-				first = false
-			}
 			for {
 				n, err := conn.WaitForNotification(b.s.ctx)
 				if err != nil {
