@@ -10,6 +10,7 @@ package postgrest
 // the number of rows in it, and the total (null when not counted).
 
 import (
+	"casus/server/internal/postgrest/operator"
 	"fmt"
 	"strings"
 
@@ -342,39 +343,29 @@ func (w *sqlWriter) condition(n *readNode, c condition) string {
 	return w.filter(n.Alias, c.Filter)
 }
 
-var cmpOps = map[string]string{"eq": "=", "neq": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<=",
-	"cs": "@>", "cd": "<@", "ov": "&&", "sl": "<<", "sr": ">>", "nxr": "&<", "nxl": "&>", "adj": "-|-"}
-
 func (w *sqlWriter) filter(alias string, fc *filterCond) string {
 	f, typ := fc.F, fc.Type
 	e := w.expr(alias, fc.Expr)
 	val := func(v string) string { return w.arg(v) + "::text::" + typ }
-	if f.Arg != "" && ftsFuncs[f.Op] == "" {
+	if f.Arg != "" && f.Op.Kind() != operator.FullText {
 		return w.quantified(e, typ, f)
 	}
 	var c string
-	switch f.Op {
-	case "eq", "neq", "gt", "gte", "lt", "lte", "cs", "cd", "sl", "sr", "nxl", "nxr", "adj":
+	switch f.Op.Kind() {
+	case operator.Compare:
 		v := f.Value
-		if (f.Op == "cs" || f.Op == "cd") && strings.HasSuffix(typ, "[]") && strings.HasPrefix(v, "(") {
+		// A containment or overlap with an array column takes PostgREST's (a,b) list too.
+		if (f.Op == operator.Cs || f.Op == operator.Cd || f.Op == operator.Ov) && strings.HasSuffix(typ, "[]") && strings.HasPrefix(v, "(") {
 			v = "{" + strings.Trim(v, "()") + "}"
 		}
-		c = e + " " + cmpOps[f.Op] + " " + val(v)
-	case "ov":
-		v := f.Value
-		if strings.HasPrefix(v, "(") && strings.HasSuffix(typ, "[]") {
-			v = "{" + strings.Trim(v, "()") + "}"
-		}
-		c = e + " && " + val(v)
-	case "like", "ilike":
-		c = e + "::text " + f.Op + " " + w.arg(strings.ReplaceAll(f.Value, "*", "%"))
-	case "match":
-		c = e + "::text ~ " + w.arg(f.Value)
-	case "imatch":
-		c = e + "::text ~* " + w.arg(f.Value)
-	case "in":
+		c = e + " " + f.Op.SQL() + " " + val(v)
+	case operator.Pattern:
+		c = e + "::text " + f.Op.SQL() + " " + w.arg(strings.ReplaceAll(f.Value, "*", "%"))
+	case operator.Regex:
+		c = e + "::text " + f.Op.SQL() + " " + w.arg(f.Value)
+	case operator.List:
 		c = e + " = any(" + w.arg(fc.List) + "::text[]::" + arrayType(typ) + ")"
-	case "is":
+	case operator.Truth:
 		switch strings.ToLower(f.Value) {
 		case "null":
 			c = e + " is null"
@@ -387,10 +378,10 @@ func (w *sqlWriter) filter(alias string, fc *filterCond) string {
 		default:
 			c = e + " is unknown"
 		}
-	case "isdistinct":
+	case operator.Distinct:
 		c = e + " is distinct from " + val(f.Value)
-	default: // full-text search
-		fn := ftsFuncs[f.Op]
+	case operator.FullText:
+		fn := f.Op.TSQuery()
 		if f.Arg != "" {
 			c = e + " @@ " + fn + "(" + w.arg(f.Arg) + "::regconfig, " + w.arg(f.Value) + ")"
 		} else {
@@ -404,12 +395,12 @@ func (w *sqlWriter) filter(alias string, fc *filterCond) string {
 }
 
 func (w *sqlWriter) quantified(e, typ string, f Filter) string {
-	op, q := quantifiedOps[f.Op], strings.ToLower(f.Arg)
+	op, q := f.Op.SQL(), strings.ToLower(f.Arg)
 	var c string
-	switch f.Op {
-	case "like", "ilike":
+	switch f.Op.Kind() {
+	case operator.Pattern:
 		c = e + "::text " + op + " " + q + "(" + w.arg(strings.ReplaceAll(f.Value, "*", "%")) + "::text[])"
-	case "match", "imatch":
+	case operator.Regex:
 		c = e + "::text " + op + " " + q + "(" + w.arg(f.Value) + "::text[])"
 	default:
 		c = e + " " + op + " " + q + "(" + w.arg(f.Value) + "::text::" + arrayType(typ) + ")"
