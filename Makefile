@@ -54,7 +54,7 @@ test/setup:
 	@if [ -f $(FRONTEND)/package.json ]; then $(NPM_CI); fi
 
 test/go: ## Go tests against a real PostgreSQL
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 30m ./...
 
 test/fuzz: ## short fuzz runs of the parsers
 	@if [ -x scripts/fuzz.sh ]; then ./scripts/fuzz.sh; fi
