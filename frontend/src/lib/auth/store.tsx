@@ -148,6 +148,10 @@ export const authActions = {
     });
     if (error) throw error;
     if (!data.user) throw new Error('User creation failed');
+    // An address that already has an account gets GoTrue's obfuscated answer: a user that
+    // does not exist, with no identities. The page answers as for a new account, telling
+    // nobody that the address is registered (walkthrough 3, bug 6).
+    if (data.user.identities?.length === 0) return;
     const { error: pErr } = await sb.rpc('create_user_profile', {
       p_id: data.user.id,
       p_email: email.trim(),
@@ -158,9 +162,6 @@ export const authActions = {
       p_university_name: d.university_name,
     });
     // The profile was made with the account (the sign-up's trigger); the call returns it.
-    // An address that already has an account gets GoTrue's obfuscated answer (a user that
-    // does not exist), so its profile call finds no sign-up: the page answers as for a new
-    // account, telling nobody that the address is registered (walkthrough 3, bug 6).
     if (pErr && pErr.message === NO_SIGNUP) return;
     if (pErr) throw new Error('Failed to create user profile: ' + pErr.message);
   },
