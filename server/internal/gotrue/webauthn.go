@@ -215,4 +215,3 @@ func jsonBase64(b []byte) string {
 	_ = json.Unmarshal(out, &s)
 	return s
 }
-
