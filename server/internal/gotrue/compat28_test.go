@@ -92,6 +92,12 @@ func TestGenerateLinkShapes(t *testing.T) {
 			t.Fatalf("no %s: %v", k, r.body)
 		}
 	}
+	// Again for the same unconfirmed user: the metadata given is set on it.
+	again := e.do("POST", "/auth/v1/admin/generate_link", map[string]any{"type": "signup", "email": "gl@example.ro", "password": "secret1",
+		"data": map[string]any{"status": "beta", "plan": "pro"}}, svc)
+	if md := again.body["user_metadata"].(map[string]any); again.status != 200 || md["status"] != "beta" || md["plan"] != "pro" || again.body["id"] != r.body["id"] {
+		t.Fatalf("second signup link: %d %v", again.status, again.body)
+	}
 	e.do("POST", "/auth/v1/admin/users", map[string]any{"email": "ch@example.ro", "email_confirm": true}, svc)
 	for _, typ := range []string{"email_change_current", "email_change_new"} {
 		c := e.do("POST", "/auth/v1/admin/generate_link", map[string]any{"type": typ, "email": "ch@example.ro", "new_email": "nou@example.ro"}, svc)
