@@ -12,13 +12,29 @@ import (
 )
 
 // GoTrue behaviours a stock Supabase app relies on (issue 28), each as GoTrue answers it.
+// The cases share one server (each starts with a fresh database otherwise).
+func TestIssue28Auth(t *testing.T) {
+	shared := start(t, nil)
+	for _, c := range []struct {
+		name string
+		run  func(*testing.T, *env)
+	}{
+		{"AdminRefusesInvalidEmailAsGoTrue", testAdminRefusesInvalidEmailAsGoTrue},
+		{"InvitedAtOnInvitedUsers", testInvitedAtOnInvitedUsers},
+		{"GenerateLinkShapes", testGenerateLinkShapes},
+		{"SignupOfConfirmedAddressHasNoIdentities", testSignupOfConfirmedAddressHasNoIdentities},
+		{"MFAAdminListAndDeleteFactors", testMFAAdminListAndDeleteFactors},
+		{"DisabledFeaturesAnswerAsGoTrue", testDisabledFeaturesAnswerAsGoTrue},
+	} {
+		t.Run(c.name, func(t *testing.T) { c.run(t, &env{t: t, srv: shared.srv, sink: shared.sink}) })
+	}
+}
 
 // invalidEmail is the address auth-js's own suite uses: GoTrue's format refuses it.
 const invalidEmail = "xx:;x@x.x"
 
 // The admin API refuses an address GoTrue's format check refuses, with its message.
-func TestAdminRefusesInvalidEmailAsGoTrue(t *testing.T) {
-	e := start(t, nil)
+func testAdminRefusesInvalidEmailAsGoTrue(t *testing.T, e *env) {
 	svc := e.srv.Deps.Keys.ServiceKey
 	for _, c := range []struct {
 		path string
@@ -42,8 +58,7 @@ func TestAdminRefusesInvalidEmailAsGoTrue(t *testing.T) {
 }
 
 // An invited user carries invited_at (GoTrue's field, omitted for others).
-func TestInvitedAtOnInvitedUsers(t *testing.T) {
-	e := start(t, nil)
+func testInvitedAtOnInvitedUsers(t *testing.T, e *env) {
 	svc := e.srv.Deps.Keys.ServiceKey
 	inv := e.do("POST", "/auth/v1/invite", map[string]any{"email": "invitat@example.ro", "data": map[string]any{"status": "alpha"}}, svc)
 	if inv.status != 200 || inv.body["invited_at"] == nil {
@@ -72,8 +87,7 @@ func TestInvitedAtOnInvitedUsers(t *testing.T) {
 // generate_link's signup and e-mail change links are shaped as GoTrue's: the action link
 // starts with ?token=, names its type and redirect_to; the user carries its metadata or
 // new_email.
-func TestGenerateLinkShapes(t *testing.T) {
-	e := start(t, nil)
+func testGenerateLinkShapes(t *testing.T, e *env) {
 	svc := e.srv.Deps.Keys.ServiceKey
 	r := e.do("POST", "/auth/v1/admin/generate_link", map[string]any{"type": "signup", "email": "gl@example.ro", "password": "secret1",
 		"data": map[string]any{"status": "alpha"}, "redirect_to": "http://localhost:9999/welcome"}, svc)
@@ -111,8 +125,7 @@ func TestGenerateLinkShapes(t *testing.T) {
 
 // A sign-up of an address that is already confirmed answers a user with no identities,
 // which is how Supabase tells apps to detect it; nothing is mailed.
-func TestSignupOfConfirmedAddressHasNoIdentities(t *testing.T) {
-	e := start(t, nil)
+func testSignupOfConfirmedAddressHasNoIdentities(t *testing.T, e *env) {
 	svc := e.srv.Deps.Keys.ServiceKey
 	created := e.do("POST", "/auth/v1/admin/users", map[string]any{"email": "luat@example.ro", "password": "secret1", "email_confirm": true}, svc)
 	r := e.do("POST", "/auth/v1/signup", map[string]any{"email": "luat@example.ro", "password": "alta-parola"}, "")
@@ -120,7 +133,7 @@ func TestSignupOfConfirmedAddressHasNoIdentities(t *testing.T) {
 	if r.status != 200 || !ok || len(ids) != 0 || r.body["id"] == created.body["id"] || r.body["access_token"] != nil {
 		t.Fatalf("sign-up of a confirmed address: %d %v", r.status, r.body)
 	}
-	fresh := e.do("POST", "/auth/v1/signup", map[string]any{"email": "nou@example.ro", "password": "secret1"}, "")
+	fresh := e.do("POST", "/auth/v1/signup", map[string]any{"email": "proaspat@example.ro", "password": "secret1"}, "")
 	if ids := fresh.body["identities"].([]any); len(ids) != 1 {
 		t.Fatalf("a new sign-up: %v", fresh.body)
 	}
@@ -147,8 +160,7 @@ func (e *env) getJSON(path string) (int, any) {
 
 // The MFA admin API: an admin lists a user's factors, renames and deletes one; the
 // session the factor raised falls back to aal1.
-func TestMFAAdminListAndDeleteFactors(t *testing.T) {
-	e := start(t, nil)
+func testMFAAdminListAndDeleteFactors(t *testing.T, e *env) {
 	svc := e.srv.Deps.Keys.ServiceKey
 	s := e.signupConfirmed("mfa-admin@example.ro", "secret1")
 	access := s["access_token"].(string)
@@ -198,8 +210,7 @@ func TestMFAAdminListAndDeleteFactors(t *testing.T) {
 }
 
 // Features Casus does not offer answer as a GoTrue with them disabled.
-func TestDisabledFeaturesAnswerAsGoTrue(t *testing.T) {
-	e := start(t, nil)
+func testDisabledFeaturesAnswerAsGoTrue(t *testing.T, e *env) {
 	s := e.signupConfirmed("dis@example.ro", "secret1")
 	access := s["access_token"].(string)
 	ids := s["user"].(map[string]any)["identities"].([]any)

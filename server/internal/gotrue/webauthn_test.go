@@ -128,8 +128,13 @@ func (e *env) webauthnChallenge(fid, access, wantType string) (string, map[strin
 // challenge answered by a software authenticator verifies the factor and raises the
 // session to aal2 with mfa/webauthn; a later sign-in is raised by a "request" challenge;
 // a forged assertion is refused; unenrol brings the session back to aal1.
-func TestWebAuthnSecondFactor(t *testing.T) {
-	e := start(t, func(c *config.Config) { c.SiteURL = webauthnSite })
+func TestWebAuthn(t *testing.T) {
+	shared := start(t, func(c *config.Config) { c.SiteURL = webauthnSite })
+	t.Run("SecondFactor", func(t *testing.T) { testWebAuthnSecondFactor(t, &env{t: t, srv: shared.srv, sink: shared.sink}) })
+	t.Run("NoneAttestation", func(t *testing.T) { testWebAuthnNoneAttestation(t, &env{t: t, srv: shared.srv, sink: shared.sink}) })
+}
+
+func testWebAuthnSecondFactor(t *testing.T, e *env) {
 	s := e.signupConfirmed("wa@example.ro", "secret1")
 	access := s["access_token"].(string)
 
@@ -199,8 +204,7 @@ func TestWebAuthnSecondFactor(t *testing.T) {
 }
 
 // A key with "none" attestation enrols as well.
-func TestWebAuthnNoneAttestation(t *testing.T) {
-	e := start(t, func(c *config.Config) { c.SiteURL = webauthnSite })
+func testWebAuthnNoneAttestation(t *testing.T, e *env) {
 	access := e.signupConfirmed("wa-none@example.ro", "secret1")["access_token"].(string)
 	fid := e.do("POST", "/auth/v1/factors", map[string]any{"factor_type": "webauthn"}, access).body["id"].(string)
 	cid, opts := e.webauthnChallenge(fid, access, "create")
