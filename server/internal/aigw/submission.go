@@ -354,9 +354,10 @@ func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Tim
 	}
 	g := reconcile(passes, problems)
 	var red *redactor
+	var leak *leakCheck
 	if ref != nil {
 		// Only the reference's own words are secret (R7 of grader-review-3).
-		public := append([]string{cs.Title, cs.LegalProblem, cs.Description, cs.Question, text}, ref.Steps...)
+		public := append([]string{cs.Title, cs.LegalProblem, cs.Description, cs.Question}, ref.Steps...)
 		public = append(public, ref.Hints...)
 		for _, a := range append(cs.ArticleTexts, cs.Cited...) {
 			public = append(public, a.Text)
@@ -365,17 +366,10 @@ func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Tim
 		for _, d := range ref.Disputed {
 			secret = append(append(secret, d.Chosen), d.AcceptedRoutes...)
 		}
-		red = newRedactor(secret...).without(public...)
+		red = newRedactor(secret...).without(append(public, text)...)
+		leak = newLeakCheck(secret, text, public...)
 	}
-	if red != nil {
-		for i := range g.criteria {
-			g.criteria[i].Comment = red.redact(g.criteria[i].Comment)
-			for j := range g.criteria[i].Problems {
-				g.criteria[i].Problems[j].Comment = red.redact(g.criteria[i].Problems[j].Comment)
-			}
-		}
-		g.strengths, g.improve = red.redact(g.strengths), red.redact(g.improve)
-	}
+	guardFeedback(&g, red, leak, asksTheGrader(text))
 	feedback := feedbackText(g)
 	if ref == nil {
 		feedback += "\n\nNotă: acest caz nu are o soluție de referință; evaluarea s-a făcut numai după barem și textul articolelor."
