@@ -94,8 +94,10 @@ func TestDisputedPointsAndUnverifiedReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := e.token(userA)
+	n := 0
 	grade := func() string {
-		sub := e.submission(userA, "Ion răspunde.")
+		n++ // a new text each time: the same text would get the grade it already has
+		sub := e.submission(userA, strings.Repeat("Ion răspunde. ", n))
 		e.fake.Reset()
 		e.fake.Script(passed)
 		e.fake.Script(twoPasses(sum70)...)
@@ -156,13 +158,13 @@ func TestRestatedReferenceNeverReachesTheStudent(t *testing.T) {
 	if score != "70/100" || strings.Contains(feedback+breakdown, "geamul") || !strings.Contains(feedback, "Soluția conținea o cerere adresată corectorului") {
 		t.Errorf("request to restate: %s\n%s\n%s", score, feedback, breakdown)
 	}
-	score, feedback, breakdown = grade(plain, english)
+	score, feedback, breakdown = grade(plain+" Vinovăția este culpa.", english)
 	if score != "70/100" || strings.Contains(feedback+breakdown, "window") || !strings.Contains(feedback, "[Fragment eliminat: reformula soluția de referință.]") {
 		t.Errorf("translated reference: %s\n%s\n%s", score, feedback, breakdown)
 	}
 	// Pointer feedback on a plain text is recorded as written.
 	pointer := "Verifică, la art. 1357, dacă ai arătat fiecare condiție pe un fapt din speță."
-	if _, feedback, _ = grade(plain, pointer); !strings.Contains(feedback, "Puncte forte: "+pointer) {
+	if _, feedback, _ = grade(plain+" Prejudiciul este dovedit.", pointer); !strings.Contains(feedback, "Puncte forte: "+pointer) {
 		t.Errorf("pointer feedback changed:\n%s", feedback)
 	}
 }

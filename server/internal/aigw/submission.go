@@ -325,6 +325,9 @@ func (c *call) grade(id string) error {
 }
 
 func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Time) (string, error) {
+	if feedback, ok, err := c.sameGrade(id, caseID, text, level, claimed); err != nil || ok {
+		return feedback, err
+	}
 	if err := c.s.reserve(c.ctx, c.uid, c.task); err != nil {
 		return "", err
 	}
@@ -388,6 +391,47 @@ func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Tim
 		return "", gradeFailed // the claim expired and was taken over: record nothing
 	}
 	return feedback, nil
+}
+
+// sameGrade records, without the model, the grade this student already has for the same
+// case, the same text up to trivial edits (verdictKey), the same strictness, prompt
+// version and model (grader-review-3 §6 item 12): sending the same solution again is
+// not a second draw. It reports whether it did.
+func (c *call) sameGrade(id, caseID, text string, level int, claimed time.Time) (string, bool, error) {
+	rows, err := c.s.d.Owner.Query(c.ctx, `select id::text, submission_text from case_submissions
+		where user_id::text = $1 and case_id::text = $2 and status = 'graded' and difficulty_rating = $3
+		  and grade_prompt_version = $4 and grade_model = $5 and id <> $6::uuid
+		order by feedback_at`, c.uid, caseID, level, prompts.Version, c.model, id)
+	if err != nil {
+		return "", false, err
+	}
+	type graded struct{ id, text string }
+	earlier, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (graded, error) {
+		var g graded
+		return g, r.Scan(&g.id, &g.text)
+	})
+	if err != nil {
+		return "", false, err
+	}
+	key := verdictKey(text)
+	for _, g := range earlier {
+		if verdictKey(g.text) != key {
+			continue
+		}
+		var feedback string
+		err := c.s.d.Owner.QueryRow(c.ctx, `update case_submissions s set score = o.score, score_value = o.score_value, feedback_text = o.feedback_text,
+			status = 'graded', feedback_at = now(), score_breakdown = o.score_breakdown, grade_prompt_version = o.grade_prompt_version,
+			grade_model = o.grade_model, grade_reference_used = o.grade_reference_used, grade_passes = o.grade_passes,
+			grading_started_at = null, grading_holder = null, ai_failed_at = null
+			from case_submissions o
+			where s.id = $1::uuid and o.id = $2::uuid and s.status = 'grading' and s.grading_started_at = $3 and s.submission_text = $4
+			returning s.feedback_text`, id, g.id, claimed, text).Scan(&feedback)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return "", false, gradeFailed // the claim expired and was taken over: record nothing
+		}
+		return feedback, err == nil, err
+	}
+	return "", false, nil
 }
 
 // maxCited bounds how many of a student's citations are looked up and shown to the grader.
