@@ -59,6 +59,9 @@ func main() {
 	flag.Parse()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	if !*fake && os.Getenv("ANTHROPIC_API_KEY") == "" && os.Getenv("OPENAI_BASE_URL") == "" {
+		fail(errors.New("no AI provider: set ANTHROPIC_API_KEY (or AI_PROVIDER=openai and OPENAI_BASE_URL), or pass -fake"))
+	}
 	if *bin == "" {
 		dir, err := os.MkdirTemp("", "grading-eval-bin")
 		if err != nil {
@@ -82,8 +85,6 @@ func main() {
 		}
 		defer stop()
 		env = []string{"AI_PROVIDER=anthropic", "ANTHROPIC_BASE_URL=" + f, "ANTHROPIC_API_KEY=fake"}
-	} else if os.Getenv("ANTHROPIC_API_KEY") == "" && os.Getenv("OPENAI_BASE_URL") == "" {
-		fail(errors.New("no AI provider: set ANTHROPIC_API_KEY (or AI_PROVIDER=openai and OPENAI_BASE_URL), or pass -fake"))
 	}
 	set := Set()
 	if *only != "" {
