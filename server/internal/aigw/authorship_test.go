@@ -24,6 +24,10 @@ func TestVerdictCannotBeReRolled(t *testing.T) {
 	if got := e.decision(first); got != "FAILED" {
 		t.Fatalf("first check %s", got)
 	}
+	// The student reads the quoted reasons, not a pseudo-precise percentage.
+	if _, _, f := e.row(first); f == nil || !strings.Contains(*f, "„Sigur! Iată o soluție” (formulă de asistent conversațional)") || strings.Contains(*f, "%") {
+		t.Errorf("blocked feedback: %v", f)
+	}
 	for _, edited := range []string{
 		original + ".",
 		original + " ",

@@ -105,7 +105,9 @@ func (c *call) detect(id string) error {
 	}
 	var feedback *string
 	if v.Decision != "PASSED" {
-		f := fmt.Sprintf("Verificarea AI: probabilitate de text generat de AI %.0f%%. %s", *v.Probability, v.Justification)
+		// The quoted reasons, no percentage: the recorded probability only says which side
+		// of the spec's 30 the verdict is on (grader-review-3 §3.3).
+		f := "Verificarea AI: " + v.Justification
 		feedback = &f
 	}
 	tx, err := c.s.d.Owner.Begin(c.ctx)
