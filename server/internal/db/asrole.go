@@ -26,6 +26,9 @@ type RequestInfo struct {
 	Method  string
 	Path    string
 	Headers map[string]string
+	// PreRequest, when set, is the statement calling PostgREST's db-pre-request
+	// function, run after the settings and before the request's own statements.
+	PreRequest string
 }
 
 // allowedRoles are the only roles a request may switch into. The role comes from a
@@ -61,6 +64,11 @@ func AsRole(ctx context.Context, pool *pgxpool.Pool, claims *authn.Claims, mode 
 		if _, err := tx.Exec(ctx, setup, args...); err != nil {
 			return err
 		}
+		if info.PreRequest != "" {
+			if _, err := tx.Exec(ctx, info.PreRequest); err != nil {
+				return err
+			}
+		}
 		return fn(tx)
 	})
 }
@@ -82,6 +90,9 @@ func SendAsRole(ctx context.Context, conn *pgx.Conn, claims *authn.Claims, mode 
 		b.Queue("begin")
 	}
 	b.Queue(setup, args...)
+	if info.PreRequest != "" {
+		b.Queue(info.PreRequest)
+	}
 	queue(b)
 	if rollback {
 		b.Queue("rollback")

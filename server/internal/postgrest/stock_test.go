@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -101,5 +104,175 @@ func TestStockSecondSchemaGrantedToTheAPIRolesOnly(t *testing.T) {
 	var e struct{ Code string }
 	if code != 401 || json.Unmarshal([]byte(body), &e) != nil || e.Code != "42501" {
 		t.Fatalf("anon without usage: %d %s", code, body)
+	}
+}
+
+// waitFor polls the data API until ok accepts an answer (the server applies a NOTIFY
+// asynchronously), failing after 30 s.
+func waitFor(t *testing.T, what string, ok func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		done, last := ok()
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: never; last answer %s", what, last)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// PostgREST's in-database configuration: pgrst.* settings on the login role, the
+// database-specific ones winning, applied at start and on NOTIFY pgrst 'reload config',
+// over the environment.
+func TestInDatabaseConfigOnTheLoginRole(t *testing.T) {
+	url := pgtest.NewPlatform(t)
+	env := func(c *config.Config) {
+		c.App, c.DatabaseURL = "none", url
+		c.DBAggregatesEnabled, c.DBPlanEnabled, c.DBTxEnd, c.DBMaxRows = false, false, "commit", 1000
+	}
+	logs := &lockedLog{}
+	srv := testserver.StartLogging(t, env, logs)
+	role := srv.Deps.API.Config().ConnConfig.User
+	stockSQL(t, url,
+		"create table public.items (id int primary key, n int not null)",
+		"alter table public.items enable row level security",
+		"create policy items_all on public.items for all to anon using (true) with check (true)",
+		"grant select, insert on public.items to anon",
+		"insert into public.items values (1, 10), (2, 20), (3, 30)",
+		`create function public.check_request() returns void language plpgsql as $$
+		 begin
+		   if current_setting('request.headers', true)::json->>'x-block' = 'yes' then
+		     raise insufficient_privilege using message = 'blocked by the pre-request';
+		   end if;
+		 end $$`,
+	)
+	waitFor(t, "items served", func() (bool, string) {
+		code, body := call(t, srv, "GET", "/rest/v1/items?select=id", "")
+		return code == 200, body
+	})
+	// The environment alone: no aggregates, no plans, Prefer: tx ignored (db-tx-end commit).
+	if code, body := call(t, srv, "GET", "/rest/v1/items?select=n.sum()", ""); code != 400 || !strings.Contains(body, "PGRST123") {
+		t.Fatalf("aggregates off: %d %s", code, body)
+	}
+	req, _ := http.NewRequest("POST", srv.URL+"/rest/v1/items", strings.NewReader(`{"id":4,"n":40}`))
+	req.Header.Set("apikey", srv.Deps.Keys.AnonKey)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Prefer", "tx=rollback")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 201 || res.Header.Get("Preference-Applied") != "" {
+		t.Fatalf("tx=rollback under db-tx-end commit: %d, Preference-Applied %q", res.StatusCode, res.Header.Get("Preference-Applied"))
+	}
+	if code, body := call(t, srv, "GET", "/rest/v1/items?id=eq.4&select=id", ""); code != 200 || body != `[{"id":4}]` {
+		t.Fatalf("the write with tx=rollback was not committed under db-tx-end commit: %d %s", code, body)
+	}
+
+	// A Supabase project's statements, as psql runs them.
+	var dbName string
+	if err := srv.Deps.Owner.QueryRow(context.Background(), "select current_database()").Scan(&dbName); err != nil {
+		t.Fatal(err)
+	}
+	r, d := pgx.Identifier{role}.Sanitize(), pgx.Identifier{dbName}.Sanitize()
+	stockSQL(t, url,
+		"alter role "+r+" set pgrst.db_aggregates_enabled = 'true'",
+		"alter role "+r+" set pgrst.db_plan_enabled to 'true'",
+		"alter role "+r+" set pgrst.db_tx_end to 'commit-allow-override'",
+		"alter role "+r+" set pgrst.db_max_rows = '1'",
+		"alter role "+r+" in database "+d+" set pgrst.db_max_rows = '2'", // this database's wins
+		"alter role "+r+" set pgrst.db_pre_request = 'public.check_request'",
+		"notify pgrst, 'reload config'",
+	)
+	waitFor(t, "aggregates on after reload config", func() (bool, string) {
+		code, body := call(t, srv, "GET", "/rest/v1/items?select=n.sum()", "")
+		return code == 200 && body == `[{"sum":100}]`, body
+	})
+	if code, body := call(t, srv, "GET", "/rest/v1/items?select=id&order=id", ""); code != 200 || body != `[{"id":1},{"id":2}]` {
+		t.Fatalf("db_max_rows 2 (database-specific): %d %s", code, body)
+	}
+	if code, body := call(t, srv, "GET", "/rest/v1/items?select=id", "", "Accept", "application/vnd.pgrst.plan+json"); code != 200 || !strings.Contains(body, `"Plan"`) {
+		t.Fatalf("db_plan_enabled: %d %s", code, body)
+	}
+	if code, body := call(t, srv, "POST", "/rest/v1/items", `{"id":5,"n":50}`, "Prefer", "tx=rollback"); code != 201 {
+		t.Fatalf("insert with tx=rollback: %d %s", code, body)
+	}
+	if code, body := call(t, srv, "GET", "/rest/v1/items?id=eq.5&select=id", ""); code != 200 || body != `[]` {
+		t.Fatalf("tx=rollback not honoured under commit-allow-override: %d %s", code, body)
+	}
+	if code, body := call(t, srv, "GET", "/rest/v1/items?select=id", "", "X-Block", "yes"); code != 401 || !strings.Contains(body, "blocked by the pre-request") {
+		t.Fatalf("db_pre_request: %d %s", code, body)
+	}
+	if code, body := call(t, srv, "POST", "/rest/v1/items", `{"id":6,"n":60}`, "X-Block", "yes"); code != 401 {
+		t.Fatalf("db_pre_request on a write: %d %s", code, body)
+	}
+
+	// A server starting on the database applies them at once; DB_CONFIG=false ignores them.
+	srv2 := testserver.Start(t, env)
+	if code, body := call(t, srv2, "GET", "/rest/v1/items?select=n.sum()", ""); code != 200 || body != `[{"sum":100}]` {
+		t.Fatalf("in-database aggregates at start: %d %s", code, body)
+	}
+	srv3 := testserver.Start(t, func(c *config.Config) { env(c); c.DBConfig = false })
+	if code, body := call(t, srv3, "GET", "/rest/v1/items?select=n.sum()", ""); code != 400 || !strings.Contains(body, "PGRST123") {
+		t.Fatalf("DB_CONFIG=false: %d %s", code, body)
+	}
+
+	// An invalid value is refused at reload (and logged): the settings in force stay.
+	stockSQL(t, url, "alter role "+r+" set pgrst.db_tx_end = 'sometimes'", "alter role "+r+" in database "+d+" set pgrst.db_max_rows = '3'", "notify pgrst, 'reload config'")
+	waitFor(t, "the invalid config logged", func() (bool, string) {
+		return strings.Contains(logs.String(), `db-tx-end \"sometimes\"`), logs.String()
+	})
+	if code, body := call(t, srv, "GET", "/rest/v1/items?select=id&order=id", ""); code != 200 || body != `[{"id":1},{"id":2}]` {
+		t.Fatalf("invalid in-database config replaced the settings: %d %s", code, body)
+	}
+}
+
+// lockedLog is a server log a test reads while the server writes it.
+type lockedLog struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	os.Stderr.Write(p)
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// DB_AUTHENTICATOR=authenticator: the login role every Supabase project names, so its
+// `alter role authenticator … set pgrst.…` applies unchanged (here in this database only:
+// the role is cluster-wide and other test databases share it).
+func TestLoginRoleNamedAuthenticator(t *testing.T) {
+	url := pgtest.NewPlatform(t)
+	stockSQL(t, url,
+		"create schema personal",
+		"grant usage on schema personal to anon, authenticated",
+		"create table personal.notes (id int primary key, n int not null)",
+		"alter table personal.notes enable row level security",
+		"create policy notes_read on personal.notes for select to anon using (true)",
+		"grant select on personal.notes to anon",
+		"insert into personal.notes values (1, 2), (2, 3)",
+		`do $$ begin execute format('alter role authenticator in database %I set pgrst.db_aggregates_enabled = %L', current_database(), 'true'); end $$`,
+	)
+	srv := testserver.Start(t, func(c *config.Config) {
+		c.App, c.DatabaseURL, c.DBAuthenticator, c.DBSchemas = "none", url, "authenticator", []string{"public", "personal"}
+		c.DBAggregatesEnabled = false
+	})
+	if u := srv.Deps.API.Config().ConnConfig.User; u != "authenticator" {
+		t.Fatalf("the API logs in as %s", u)
+	}
+	if code, body := call(t, srv, "GET", "/rest/v1/notes?select=n.sum()", "", "Accept-Profile", "personal"); code != 200 || body != `[{"sum":5}]` {
+		t.Fatalf("aggregate on personal.notes as authenticator: %d %s", code, body)
 	}
 }
