@@ -108,6 +108,9 @@ type Config struct {
 	// DBPreRequest (DB_PRE_REQUEST) is PostgREST's db-pre-request: a function called
 	// after the role switch and before each data-API statement.
 	DBPreRequest string
+	// DBExtraSearchPath (DB_EXTRA_SEARCH_PATH) is PostgREST's db-extra-search-path: the
+	// schemas after the request's own in each request's search_path (default public).
+	DBExtraSearchPath []string
 	// DBConfig (DB_CONFIG) is PostgREST's db-config: read the login role's pgrst.*
 	// settings (which then override these) at start and on NOTIFY pgrst 'reload config'.
 	DBConfig         bool
@@ -228,6 +231,7 @@ func Load() (*Config, error) {
 	c.DBTxEnd = env("DB_TX_END", "commit")
 	c.DBPreRequest = os.Getenv("DB_PRE_REQUEST")
 	c.DBConfig = envBool("DB_CONFIG", true)
+	c.DBExtraSearchPath = splitList(env("DB_EXTRA_SEARCH_PATH", "public"))
 	c.StatementTimeout = time.Duration(num("DB_STATEMENT_TIMEOUT", 8000)) * time.Millisecond
 	c.MaxBodyBytes = int64(num("MAX_BODY_BYTES", 1<<20))
 	c.HTTPReadTimeout = time.Duration(num("HTTP_READ_TIMEOUT", 30)) * time.Second

@@ -64,10 +64,11 @@ func (x *exchange) release() {
 	x.body = nil
 }
 
-// requestInfo is what the database learns of req: PostgREST's request settings and the
-// db-pre-request function to call.
+// requestInfo is what the database learns of req: PostgREST's request settings, its
+// search_path and the db-pre-request function to call.
 func (x *exchange) requestInfo(req *ApiRequest) db.RequestInfo {
-	return db.RequestInfo{Method: req.Method, Path: req.Path, Headers: req.Headers, PreRequest: x.settings.PreRequestSQL}
+	return db.RequestInfo{Method: req.Method, Path: req.Path, Headers: req.Headers, PreRequest: x.settings.PreRequestSQL,
+		SearchPath: x.settings.searchPath(req.Target.Schema)}
 }
 
 // mode is the transaction a plan needs.

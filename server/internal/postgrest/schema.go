@@ -317,7 +317,7 @@ func (srv *Server) watch(ctx context.Context, started chan<- error) {
 		}
 		if err == nil && started == nil {
 			// Back after a lost connection: a 'reload config' may have gone unheard.
-			if cerr := srv.ReloadConfig(ctx); cerr != nil {
+			if cerr := srv.ReloadConfig(ctx); cerr != nil && ctx.Err() == nil {
 				srv.d.Log.Error("postgrest: config reload", "err", cerr)
 			}
 		}
@@ -348,7 +348,7 @@ func (srv *Server) watch(ctx context.Context, started chan<- error) {
 					srv.d.Log.Error("postgrest: schema reload", "err", lerr)
 				}
 			case "reload config":
-				if lerr := srv.ReloadConfig(ctx); lerr != nil {
+				if lerr := srv.ReloadConfig(ctx); lerr != nil && ctx.Err() == nil {
 					srv.d.Log.Error("postgrest: config reload", "err", lerr)
 				}
 			}

@@ -28,6 +28,9 @@ type Settings struct {
 	// TxEnd is db-tx-end: commit, commit-allow-override, rollback or
 	// rollback-allow-override.
 	TxEnd string
+	// ExtraSearchPath is db-extra-search-path: the schemas after the request's own in
+	// its search_path.
+	ExtraSearchPath []string
 	// PreRequest is db-pre-request, "schema.function" or "function"; PreRequestSQL the
 	// statement that calls it, identifiers quoted.
 	PreRequest, PreRequestSQL string
@@ -52,7 +55,7 @@ func (s *Settings) rollback(pref string) (rollback, override bool) {
 func envSettings(c *config.Config) *Settings {
 	s := &Settings{
 		Schemas: c.DBSchemas, MaxRows: c.DBMaxRows, Aggregates: c.DBAggregatesEnabled, PlanEnabled: c.DBPlanEnabled,
-		TxEnd: c.DBTxEnd, PreRequest: c.DBPreRequest,
+		TxEnd: c.DBTxEnd, PreRequest: c.DBPreRequest, ExtraSearchPath: c.DBExtraSearchPath,
 	}
 	if s.TxEnd == "" {
 		s.TxEnd = "commit"
@@ -62,7 +65,7 @@ func envSettings(c *config.Config) *Settings {
 
 // inDBNames are the pgrst.* settings Casus applies; PostgREST's others are reported once
 // at each load as not supported (they are Casus's environment or do not apply).
-var inDBNames = []string{"db_aggregates_enabled", "db_max_rows", "db_plan_enabled", "db_pre_request", "db_schemas", "db_tx_end"}
+var inDBNames = []string{"db_aggregates_enabled", "db_extra_search_path", "db_max_rows", "db_plan_enabled", "db_pre_request", "db_schemas", "db_tx_end"}
 
 // loadSettings reads the login role's pgrst.* settings (the database-specific ones win
 // over the role-wide ones, as in PostgREST) over the environment's.
@@ -133,6 +136,13 @@ func (s *Settings) set(name, v string) error {
 			return fmt.Errorf("no schema in %q", v)
 		}
 		s.Schemas = list
+	case "db_extra_search_path":
+		s.ExtraSearchPath = nil
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				s.ExtraSearchPath = append(s.ExtraSearchPath, p)
+			}
+		}
 	case "db_tx_end":
 		s.TxEnd = strings.TrimSpace(v)
 	case "db_pre_request":
@@ -154,6 +164,15 @@ func (s *Settings) finish() error {
 		s.PreRequestSQL = "select " + pgx.Identifier(parts).Sanitize() + "()"
 	}
 	return nil
+}
+
+// searchPath is the search_path of a request to schema, quoted as PostgREST quotes it.
+func (s *Settings) searchPath(schema string) string {
+	parts := make([]string, 0, 1+len(s.ExtraSearchPath))
+	for _, n := range append([]string{schema}, s.ExtraSearchPath...) {
+		parts = append(parts, pgx.Identifier{n}.Sanitize())
+	}
+	return strings.Join(parts, ", ")
 }
 
 // parseBool reads a boolean as PostgREST does: true/false in any case, or a number

@@ -74,6 +74,10 @@ func TestStockSecondSchemaGrantedToTheAPIRolesOnly(t *testing.T) {
 		"grant select on personal.users to anon, authenticated",
 		"insert into personal.users (username) values ('supabot'), ('kiwicopple')",
 		"create function personal.get_status(name_param text) returns text language sql stable as $$ select status from personal.users where username = name_param $$",
+		// Unqualified, as in the postgrest-js suite's schema: PostgREST's search_path (the
+		// request's schema first) finds personal.users.
+		"set check_function_bodies = off",
+		"create function personal.status_of(name_param text) returns text language sql stable as $$ select status from users where username = name_param $$",
 	)
 	srv := testserver.Start(t, func(c *config.Config) {
 		c.App, c.DatabaseURL, c.DBSchemas = "none", url, []string{"public", "personal"}
@@ -97,6 +101,10 @@ func TestStockSecondSchemaGrantedToTheAPIRolesOnly(t *testing.T) {
 	code, body := call(t, srv, "POST", "/rest/v1/rpc/get_status", `{"name_param":"supabot"}`, "Content-Profile", "personal")
 	if code != 200 || body != `"ONLINE"` {
 		t.Fatalf("rpc in personal: %d %s", code, body)
+	}
+	code, body = call(t, srv, "POST", "/rest/v1/rpc/status_of", `{"name_param":"kiwicopple"}`, "Content-Profile", "personal")
+	if code != 200 || body != `"ONLINE"` {
+		t.Fatalf("rpc resolving an unqualified name through the search_path: %d %s", code, body)
 	}
 	// USAGE still decides: a role without it is refused as PostgreSQL refuses it.
 	stockSQL(t, url, "revoke usage on schema personal from anon")
