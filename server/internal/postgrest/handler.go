@@ -80,14 +80,24 @@ func (s *Server) ReloadConfig(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reload config: %w", err)
 	}
+	// The cache of the new schemas first, then the settings that expose them: a request
+	// that sees the new settings finds their schemas' tables.
+	if err := s.load(ctx, st.Schemas); err != nil {
+		return err
+	}
 	s.settings.Store(st)
-	return s.Reload(ctx)
+	return nil
 }
 
 // Reload refreshes the schema cache now (at start, on NOTIFY pgrst, and in tests that
 // create tables), then warns about exposed relations without row-level security.
 func (s *Server) Reload(ctx context.Context) error {
-	schemas := s.settings.Load().Schemas
+	return s.load(ctx, s.settings.Load().Schemas)
+}
+
+// load replaces the schema cache with one of schemas, then warns about exposed relations
+// without row-level security.
+func (s *Server) load(ctx context.Context, schemas []string) error {
 	sc, err := loadSchema(ctx, s.d.Owner, schemas)
 	if err != nil {
 		return err

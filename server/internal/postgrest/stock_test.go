@@ -188,6 +188,14 @@ func TestInDatabaseConfigOnTheLoginRole(t *testing.T) {
 	}
 	r, d := pgx.Identifier{role}.Sanitize(), pgx.Identifier{dbName}.Sanitize()
 	stockSQL(t, url,
+		"create schema extra2",
+		"grant usage on schema extra2 to anon",
+		"create table extra2.things (id int primary key)",
+		"alter table extra2.things enable row level security",
+		"create policy things_read on extra2.things for select to anon using (true)",
+		"grant select on extra2.things to anon",
+		"insert into extra2.things values (7)",
+		"alter role "+r+" set pgrst.db_schemas = 'public, extra2'",
 		"alter role "+r+" set pgrst.db_aggregates_enabled = 'true'",
 		"alter role "+r+" set pgrst.db_plan_enabled to 'true'",
 		"alter role "+r+" set pgrst.db_tx_end to 'commit-allow-override'",
@@ -202,6 +210,9 @@ func TestInDatabaseConfigOnTheLoginRole(t *testing.T) {
 	})
 	if code, body := call(t, srv, "GET", "/rest/v1/items?select=id&order=id", ""); code != 200 || body != `[{"id":1},{"id":2}]` {
 		t.Fatalf("db_max_rows 2 (database-specific): %d %s", code, body)
+	}
+	if code, body := call(t, srv, "GET", "/rest/v1/things?select=id", "", "Accept-Profile", "extra2"); code != 200 || body != `[{"id":7}]` {
+		t.Fatalf("db_schemas: a schema added in the database: %d %s", code, body)
 	}
 	if code, body := call(t, srv, "GET", "/rest/v1/items?select=id", "", "Accept", "application/vnd.pgrst.plan+json"); code != 200 || !strings.Contains(body, `"Plan"`) {
 		t.Fatalf("db_plan_enabled: %d %s", code, body)
