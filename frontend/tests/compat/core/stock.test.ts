@@ -109,3 +109,15 @@ describe('realtime on the second schema', () => {
     await expect.poll(() => got.map((r) => r.username), { timeout: 15_000 }).toContain(username);
   });
 });
+
+describe('services that are not part of Casus', () => {
+  test('Storage and Edge Functions get the gateway’s 404 as a client error', async () => {
+    const list = await sb.storage.from('avatars').list();
+    expect(list.data).toBeNull();
+    expect(list.error).toMatchObject({ name: 'StorageApiError', status: 404, message: 'no Route matched with those values' });
+    const fn = await sb.functions.invoke('hello', { body: {} });
+    expect(fn.data).toBeNull();
+    expect(fn.error?.name).toBe('FunctionsHttpError');
+    expect((fn.error as { context?: Response }).context?.status).toBe(404);
+  });
+});
