@@ -552,7 +552,9 @@ func parseAggregate(s string) (SelectItem, bool, error) {
 		return it, false, nil
 	}
 	if fn != "count" && it.Column == "" {
-		return it, true, errQueryParam(fmt.Sprintf("failed to parse select parameter (%s)", s), fn+"() needs a column, e.g. col."+fn+"()")
+		// PostgREST's grammar has no sum() without a column: "sum()" is an embed of a
+		// relation named sum, with an empty select (PGRST200 when there is none).
+		return it, false, nil
 	}
 	it.Agg = fn
 	return it, true, nil

@@ -374,7 +374,14 @@ func (pl *planner) join(parent *readNode, it SelectItem) (*join, error) {
 			}
 		}
 		for _, si := range e.Select {
-			if si.Embed != nil || si.Star {
+			if si.Star {
+				// "...rel(*)": every column of the spread relation, in table order.
+				for _, c := range rel.target.Columns {
+					child.Items = append(child.Items, selectItem{Expr: fieldExpr{Column: c.Name}, Alias: c.Name})
+				}
+				continue
+			}
+			if si.Embed != nil {
 				return nil, errSpreadPlainColumns()
 			}
 			item, err := pl.item(rel.target, si)
