@@ -97,7 +97,8 @@ export function LoginPage() {
       </form>
       {/* Outside the login form: a dialog's form must not nest in another form. */}
       <FeedbackButton />
-      <ForgotPasswordDialog open={forgot} onClose={() => setForgot(false)} />
+      {/* Mounted only while open: reopened, it starts empty (walkthrough 3, bug 15). */}
+      {forgot && <ForgotPasswordDialog open onClose={() => setForgot(false)} />}
     </main>
   );
 }
