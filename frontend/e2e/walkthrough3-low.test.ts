@@ -45,3 +45,25 @@ test('bug 15 (low): the forgot-password dialog opens fresh after an error', asyn
   });
   await ctx.close();
 });
+
+test('bug 16 (low): an used confirmation link says so on /login', async () => {
+  const anon = createClient(base, process.env.ANON_KEY!, { auth: { persistSession: false, autoRefreshToken: false } });
+  const email = `${unique('link_')}@example.ro`;
+  const { error } = await anon.auth.signUp({ email, password: 'parola1' });
+  if (error) throw error;
+  const link = await mailLink(email);
+  // Used once (as a mail scanner or the first click would), then opened again.
+  const first = await fetch(link, { redirect: 'manual' });
+  expect(first.status).toBeGreaterThanOrEqual(300);
+  const ctx = await browser.newContext({ viewport: DESKTOP });
+  ctx.setDefaultTimeout(60_000);
+  const page = await ctx.newPage();
+  await step(page, 'w3-bug16-used-link', async () => {
+    await page.goto(link);
+    await page.waitForURL('**/login**');
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.innerText()).toBe('Linkul din email a expirat sau a fost deja folosit. Dacă ți-ai confirmat contul, conectează-te; altfel cere un link nou.');
+  });
+  await ctx.close();
+});

@@ -8,6 +8,7 @@ import { useUniversities, useUsernameCheck } from '../hooks/useProfileFields';
 import { Dialog } from '../../../components/ui/dialog';
 import { FeedbackButton } from '../../../components/feedback/FeedbackDialog';
 import { ScaleIcon } from '../../../components/ui/icons';
+import { forgetLinkError, linkError } from '../../../lib/linkError';
 
 const GENERIC = 'A apărut o eroare. Te rog încearcă din nou.';
 
@@ -36,7 +37,9 @@ export function LoginPage() {
   const nav = useNavigate();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  // A refused confirmation link lands here: say why (walkthrough 3, bug 16).
+  const [error, setError] = useState<string | null>(linkError);
+  useEffect(() => forgetLinkError, []);
   const [busy, setBusy] = useState(false);
   const [forgot, setForgot] = useState(false);
   const [checked, setChecked] = useState<string | null>(null);
