@@ -67,3 +67,24 @@ test('bug 16 (low): an used confirmation link says so on /login', async () => {
   });
   await ctx.close();
 });
+
+test('bug 31 (low): the unsaved-text dialog does not ask to discard what it keeps', async () => {
+  const [a, b] = [await makeCase('DLA'), await makeCase('DLB')];
+  const { ctx, page } = await student(browser, DESKTOP);
+  await step(page, 'w3-bug31-dialog', async () => {
+    await openCase(page, a);
+    await page.getByLabel('Soluția ta').fill('Un început de soluție.');
+    const box = page.getByLabel('Caută cazuri după cod sau titlu');
+    await box.fill(b);
+    await page.getByRole('option', { name: new RegExp(b) }).waitFor();
+    await box.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Text nesalvat' });
+    await dialog.waitFor();
+    const text = await dialog.innerText();
+    expect(text).not.toMatch(/Renun/);
+    expect(text).toContain('ciorna rămâne pe acest dispozitiv');
+    await dialog.getByRole('button', { name: 'Schimbă cazul' }).click();
+    await page.locator('.case header .code', { hasText: b }).waitFor();
+  });
+  await ctx.close();
+});

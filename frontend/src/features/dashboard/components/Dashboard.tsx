@@ -153,8 +153,10 @@ export default function Dashboard() {
       </main>
       <RightPanel target={target} caseId={selected} mobile={mobile} sheet={sheet} onClose={() => setSheet(null)} />
       <Dialog open={!!pendingSwitch} onClose={() => setPendingSwitch(null)} title="Text nesalvat">
-        <p>Ai un text nesalvat. Renunți la el?</p>
-        <p className="muted">Ciorna rămâne pe acest dispozitiv: o poți restaura când revii la caz.</p>
+        {/* The draft is kept (drafts.ts): the question is only whether to leave the case
+            (walkthrough 3, bug 31). */}
+        <p>Textul tău nu a fost trimis la evaluare. Schimbi cazul?</p>
+        <p className="muted">Editorul se golește, dar ciorna rămâne pe acest dispozitiv: o poți restaura când revii la caz.</p>
         <div className="row">
           <button type="button" onClick={() => setPendingSwitch(null)}>Rămâi la caz</button>
           <button
@@ -167,7 +169,7 @@ export default function Dashboard() {
               go?.();
             }}
           >
-            Renunță și schimbă cazul
+            Schimbă cazul
           </button>
         </div>
       </Dialog>
