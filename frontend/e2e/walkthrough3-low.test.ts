@@ -68,6 +68,24 @@ test('bug 16 (low): an used confirmation link says so on /login', async () => {
   await ctx.close();
 });
 
+test('bug 24 (low): feedback from a signed-in student shows who wrote it', async () => {
+  const adm = await makeStudent('admin');
+  const author = await makeStudent();
+  const body = unique('Feedback semnat ');
+  const { error } = await admin.from('feedback').insert({ user_id: author.id, body, email: null });
+  if (error) throw error;
+  const ctx = await browser.newContext({ viewport: DESKTOP });
+  const page = await login(ctx, adm.email, adm.password);
+  await step(page, 'w3-bug24-feedback-author', async () => {
+    await page.goto(base + '/admin');
+    await enrolAuthenticator(page);
+    const row = page.locator('tr', { hasText: body });
+    await row.waitFor();
+    expect(await row.locator('td[data-label="Email"]').innerText()).toBe(author.email);
+  });
+  await ctx.close();
+});
+
 test('bug 31 (low): the unsaved-text dialog does not ask to discard what it keeps', async () => {
   const [a, b] = [await makeCase('DLA'), await makeCase('DLB')];
   const { ctx, page } = await student(browser, DESKTOP);

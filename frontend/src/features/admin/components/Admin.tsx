@@ -12,6 +12,9 @@ export default function Admin() {
   const isAdmin = useIsAdmin();
   const { users, feedback, feedbackTotal, feedbackPage, setFeedbackPage, err, changeRole: saveRole } = useAdminData(isAdmin);
   const feedbackPages = Math.max(1, Math.ceil(feedbackTotal / FEEDBACK_PAGE));
+  // Feedback sent signed in has no e-mail of its own: its author's account says who wrote it
+  // (walkthrough 3, bug 24); 'Anonymous' is left for visitors who gave none.
+  const author = (f: { user_id: string | null; email: string | null }) => f.email ?? users?.find((u) => u.id === f.user_id)?.email ?? 'Anonymous';
   if (loading) return null;
   if (!isAdmin) {
     return (
@@ -65,7 +68,7 @@ export default function Admin() {
             {feedback?.map((f) => (
               <tr key={f.id}>
                 <td data-label="Date">{new Date(f.created_at).toLocaleString('ro-RO')}</td>
-                <td data-label="Email" className="wrap">{f.email ?? 'Anonymous'}</td>
+                <td data-label="Email" className="wrap">{author(f)}</td>
                 <td data-label="Feedback"><div className="clamp3">{f.body}</div></td>
               </tr>
             ))}
