@@ -86,6 +86,26 @@ test('bug 24 (low): feedback from a signed-in student shows who wrote it', async
   await ctx.close();
 });
 
+test('bug 25 (low): /dashboard signed out asks the data API nothing', async () => {
+  const ctx = await browser.newContext({ viewport: DESKTOP });
+  ctx.setDefaultTimeout(60_000);
+  const page = await ctx.newPage();
+  const asked: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/rest/v1/')) asked.push(r.url());
+  });
+  await step(page, 'w3-bug25-signed-out', async () => {
+    const chunk = page.waitForResponse((r) => /\/assets\/Dashboard-[\w-]+\.js$/.test(r.url()));
+    await page.goto(base + '/dashboard');
+    await page.waitForURL('**/login');
+    await page.getByRole('button', { name: 'Conectare' }).waitFor();
+    await chunk;
+    await page.waitForLoadState('networkidle');
+    expect(asked).toEqual([]);
+  });
+  await ctx.close();
+});
+
 test('bug 31 (low): the unsaved-text dialog does not ask to discard what it keeps', async () => {
   const [a, b] = [await makeCase('DLA'), await makeCase('DLB')];
   const { ctx, page } = await student(browser, DESKTOP);
