@@ -106,6 +106,27 @@ test('bug 25 (low): /dashboard signed out asks the data API nothing', async () =
   await ctx.close();
 });
 
+test('bugs 28, 29 (low): the code search says what it counted, inside the panel; a penal case opens the Penal Code', async () => {
+  const penal = await makeCase('PEN', { domain: 'penal' });
+  for (const size of [DESKTOP, LAPTOP]) {
+    const { ctx, page } = await student(browser, size);
+    await step(page, `w3-bug28-hits-${size.width}`, async () => {
+      await page.getByLabel('Caută în cod').fill('uzufructuarul');
+      const hits = page.locator('.code-tools .hits');
+      await hits.waitFor();
+      expect.soft(await hits.innerText()).toMatch(/^\d+ (de )?articole$/);
+      const [h, panel] = await Promise.all([rect(page, '.code-tools .hits'), rect(page, '.right-panel')]);
+      expect.soft(h.right, 'the count inside the panel').toBeLessThanOrEqual(panel.right - 4);
+      await page.getByLabel('Caută în cod').fill('');
+      // Bug 29: opening a penal case shows the Penal Code.
+      await openCase(page, penal, false);
+      await page.locator('.tabs [role="tab"][aria-selected="true"]', { hasText: 'Codul Penal' }).waitFor({ timeout: 5000 }).catch(() => {});
+      expect.soft(await page.locator('.tabs [role="tab"][aria-selected="true"]').innerText()).toBe('Codul Penal');
+    });
+    await ctx.close();
+  }
+});
+
 test('bug 31 (low): the unsaved-text dialog does not ask to discard what it keeps', async () => {
   const [a, b] = [await makeCase('DLA'), await makeCase('DLB')];
   const { ctx, page } = await student(browser, DESKTOP);

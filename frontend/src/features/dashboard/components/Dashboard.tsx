@@ -13,6 +13,7 @@ import { MenuIcon } from '../../../components/ui/icons';
 import { CaseTree } from './CaseTree';
 import { CaseView } from './CaseView';
 import { RightPanel, type Sheet, type Target } from './RightPanel';
+import { DOMAIN_CODE } from '../../../components/code-viewer/CodeViewer';
 import { mobileNow, useIsMobile } from '../hooks/useIsMobile';
 import { useCaseTree } from '../hooks/useCaseTree';
 
@@ -151,7 +152,7 @@ export default function Dashboard() {
           <Welcome tree={tree} onPick={pick} />
         )}
       </main>
-      <RightPanel target={target} caseId={selected} mobile={mobile} sheet={sheet} onClose={() => setSheet(null)} />
+      <RightPanel target={target} home={DOMAIN_CODE[tree?.cases.find((c) => c.id === selected)?.domain ?? '']} caseId={selected} mobile={mobile} sheet={sheet} onClose={() => setSheet(null)} />
       <Dialog open={!!pendingSwitch} onClose={() => setPendingSwitch(null)} title="Text nesalvat">
         {/* The draft is kept (drafts.ts): the question is only whether to leave the case
             (walkthrough 3, bug 31). */}
