@@ -68,6 +68,25 @@ test('bug 16 (low): an used confirmation link says so on /login', async () => {
   await ctx.close();
 });
 
+test('bug 23 (low): the Mediu dot is yellow, not amber-brown', async () => {
+  const code = await makeCase('MED', { level: 'Mediu' });
+  const { ctx, page } = await student(browser, LAPTOP);
+  await step(page, 'w3-bug23-yellow', async () => {
+    await page.getByLabel('Caută cazuri după cod sau titlu').fill(code);
+    const dot = page.getByRole('option', { name: new RegExp(code) }).locator('.dot');
+    await dot.waitFor();
+    const bg = await dot.evaluate((el) => getComputedStyle(el).backgroundColor);
+    const [r, g, b] = bg.match(/\d+/g)!.map(Number);
+    // Hue of the fill: yellow is about 45-60°; #b45309 is 26°.
+    const max = Math.max(r, g, b), min = Math.min(r, g, b);
+    const hue = max === min ? 0 : max === r ? (60 * (g - b)) / (max - min) : max === g ? 60 * (2 + (b - r) / (max - min)) : 60 * (4 + (r - g) / (max - min));
+    expect(hue, `the Mediu dot ${bg}`).toBeGreaterThanOrEqual(40);
+    expect(hue).toBeLessThanOrEqual(62);
+    expect((max + min) / 2 / 255, 'light enough to read as yellow').toBeGreaterThan(0.4);
+  });
+  await ctx.close();
+});
+
 test('bug 24 (low): feedback from a signed-in student shows who wrote it', async () => {
   const adm = await makeStudent('admin');
   const author = await makeStudent();
