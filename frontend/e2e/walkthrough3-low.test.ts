@@ -125,6 +125,23 @@ test('bug 25 (low): /dashboard signed out asks the data API nothing', async () =
   await ctx.close();
 });
 
+test('bug 26 (low): on a phone the three strictness choices share one row', async () => {
+  const code = await makeCase('STR');
+  const s = await makeStudent();
+  const ctx = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
+  const page = await login(ctx, s.email, s.password);
+  await step(page, 'w3-bug26-strictness', async () => {
+    await page.getByRole('button', { name: /Law Categories/ }).tap();
+    await openCase(page, code);
+    const labels = page.locator('.strictness label');
+    await labels.first().waitFor();
+    const tops = await labels.evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().top)));
+    expect(tops).toHaveLength(3);
+    expect(Math.max(...tops) - Math.min(...tops), 'one row').toBeLessThanOrEqual(2);
+  });
+  await ctx.close();
+});
+
 test('bugs 28, 29 (low): the code search says what it counted, inside the panel; a penal case opens the Penal Code', async () => {
   const penal = await makeCase('PEN', { domain: 'penal' });
   for (const size of [DESKTOP, LAPTOP]) {
