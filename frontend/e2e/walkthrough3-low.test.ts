@@ -183,3 +183,27 @@ test('bug 31 (low): the unsaved-text dialog does not ask to discard what it keep
   });
   await ctx.close();
 });
+
+test('bug 33 (low): the score chart shows its top label whole and explains its letters', async () => {
+  const code = await makeCase('CHT');
+  const s = await makeStudent();
+  const { data: c } = await admin.from('cases').select('id').eq('case_code', code).single();
+  const { error } = await admin.from('case_submissions').insert({
+    user_id: s.id, case_id: c!.id, submission_text: 'Soluție.', difficulty_rating: 3, status: 'graded',
+    score: '100/100', score_value: 100, feedback_text: 'PUNCTAJ TOTAL: 100/100', feedback_at: new Date().toISOString(),
+  });
+  if (error) throw error;
+  const ctx = await browser.newContext({ viewport: DESKTOP });
+  const page = await login(ctx, s.email, s.password);
+  await step(page, 'w3-bug33-chart', async () => {
+    await page.goto(base + '/reporting');
+    const mark = page.locator('.score-chart .strictness-mark').first();
+    await mark.waitFor();
+    const [m, svg] = await Promise.all([rect(page, '.score-chart .strictness-mark'), rect(page, '.score-chart')]);
+    expect.soft(m.top, 'the letter above the 100 point inside the chart').toBeGreaterThanOrEqual(svg.top);
+    const legend = page.locator('.score-legend');
+    expect.soft(await legend.count()).toBe(1);
+    if (await legend.count()) expect(await legend.innerText()).toContain('M = Mediu');
+  });
+  await ctx.close();
+});
