@@ -207,3 +207,16 @@ test('bug 33 (low): the score chart shows its top label whole and explains its l
   });
   await ctx.close();
 });
+
+test('bug 35 (low): the search list is wider than the sidebar and shows several results', async () => {
+  const { ctx, page } = await student(browser, LAPTOP);
+  await step(page, 'w3-bug35-search-width', async () => {
+    await page.getByLabel('Caută cazuri după cod sau titlu').fill('Caz');
+    await page.getByRole('option').first().waitFor();
+    const list = await rect(page, '[role="listbox"]');
+    expect.soft(list.width, 'the list width').toBeGreaterThanOrEqual(440);
+    const inSight = await page.getByRole('option').evaluateAll((els, bottom) => els.filter((e) => e.getBoundingClientRect().bottom <= bottom + 1).length, list.bottom);
+    expect.soft(inSight, 'results in the 400 px list').toBeGreaterThanOrEqual(4);
+  });
+  await ctx.close();
+});
