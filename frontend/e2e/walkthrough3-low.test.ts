@@ -25,6 +25,44 @@ const rect = (page: Page, sel: string) =>
     return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width, height: r.height };
   });
 
+// The AI gateway refusing at once (a 400 is not retried by the SDK): grading fails with a toast.
+async function failAI(page: Page) {
+  await page.route('**/ai/v1/messages*', (r) =>
+    r.fulfill({ status: 400, contentType: 'application/json', body: '{"type":"error","error":{"type":"invalid_request_error","message":"refuzat"}}' }),
+  );
+}
+
+test('bug 11 (low): a toast covers neither the header\'s "Generează caz" (1440) nor the phone toolbar (390)', async () => {
+  const code = await makeCase('TOA');
+  const { ctx, page } = await student(browser, DESKTOP);
+  await step(page, 'w3-bug11-toast-desktop', async () => {
+    await openCase(page, code);
+    await page.getByLabel('Soluția ta').fill('Vecinul răspunde delictual, art. 1357 C.civ.');
+    await failAI(page);
+    await page.getByRole('button', { name: 'Evaluează Soluția' }).click();
+    const t = page.locator('.toast', { hasText: 'Eroare la evaluare' });
+    await t.waitFor();
+    const [toast, button] = await Promise.all([rect(page, '.toast'), rect(page, '.app-header a.button')]);
+    expect(apart(toast, button), 'the toast beside "Generează caz"').toBe(true);
+  });
+  await ctx.close();
+  const s = await makeStudent();
+  const phone = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true, colorScheme: 'light' });
+  const p = await login(phone, s.email, s.password);
+  await step(p, 'w3-bug11-toast-phone', async () => {
+    await p.getByRole('button', { name: /Law Categories/ }).tap();
+    await openCase(p, code);
+    await p.getByLabel('Soluția ta').fill('Vecinul răspunde delictual, art. 1357 C.civ.');
+    await failAI(p);
+    await p.getByRole('button', { name: 'Evaluează Soluția' }).click();
+    await p.locator('.toast', { hasText: 'Eroare la evaluare' }).waitFor();
+    const [toast, bar] = await Promise.all([rect(p, '.toast'), rect(p, '.dash-toolbar')]);
+    expect(apart(toast, bar), 'the toast off the sticky toolbar').toBe(true);
+    expect(toast.right).toBeLessThanOrEqual(PHONE.width);
+  });
+  await phone.close();
+});
+
 test('bug 15 (low): the forgot-password dialog opens fresh after an error', async () => {
   const ctx = await browser.newContext({ viewport: DESKTOP });
   ctx.setDefaultTimeout(60_000);
