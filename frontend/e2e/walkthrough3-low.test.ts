@@ -201,6 +201,24 @@ test('bugs 28, 29 (low): the code search says what it counted, inside the panel;
   }
 });
 
+test('bug 30 (low): at 1024 the case column is readable; at 900 the header is one line', async () => {
+  const code = await makeCase('NAR');
+  const { ctx, page } = await student(browser, { width: 1024, height: 768 });
+  await step(page, 'w3-bug30-narrow', async () => {
+    expect.soft(await page.locator('.sidebar').count(), 'the sidebar folded at 1024').toBe(0);
+    if (!(await page.locator('.sidebar').count())) await page.locator('.sidebar-toggle').click();
+    await openCase(page, code, false);
+    const main = await rect(page, '.case-main');
+    expect.soft(main.width, 'the case column at 1024').toBeGreaterThanOrEqual(480);
+    await page.setViewportSize({ width: 900, height: 700 });
+    await page.waitForFunction(() => window.innerWidth === 900);
+    await page.locator('.dashboard.mobile').waitFor();
+    const header = await rect(page, '.app-header');
+    expect.soft(header.height, 'the header at 900 on one line').toBeLessThanOrEqual(72);
+  });
+  await ctx.close();
+});
+
 test('bug 31 (low): the unsaved-text dialog does not ask to discard what it keeps', async () => {
   const [a, b] = [await makeCase('DLA'), await makeCase('DLB')];
   const { ctx, page } = await student(browser, DESKTOP);

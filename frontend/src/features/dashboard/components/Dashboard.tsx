@@ -17,6 +17,9 @@ import { DOMAIN_CODE } from '../../../components/code-viewer/CodeViewer';
 import { mobileNow, useIsMobile } from '../hooks/useIsMobile';
 import { useCaseTree } from '../hooks/useCaseTree';
 
+// Below this width the sidebar, the case and the right panel do not fit side by side.
+const narrowNow = () => window.innerWidth < 1280;
+
 // The study screen: the case tree in the sidebar, the case in the middle, the code viewer
 // and the tutor in the right panel. This page holds what they share (the open case, the
 // open path of the tree, the article to show) and the phone layout's drawer and sheets.
@@ -26,7 +29,10 @@ export default function Dashboard() {
   // An answer written before the account existed (visitorDraft.ts) opens its case.
   const [selected, setSelected] = useState<string | null>(() => readVisitorDraft()?.caseId ?? null);
   const mobile = useIsMobile();
-  const [sidebar, setSidebar] = useState(() => !mobileNow());
+  // Below 1280 px the sidebar starts folded, so the case column keeps a readable width
+  // beside the right panel (walkthrough 3, bug 30); the toggle opens it, and a picked case
+  // folds it again.
+  const [sidebar, setSidebar] = useState(() => !mobileNow() && !narrowNow());
   const [sheet, setSheet] = useState<Sheet>(null);
   const [target, setTarget] = useState<Target | null>(null);
   // Crossing the breakpoint: the drawer starts closed on small screens, the sidebar open on large.
@@ -61,14 +67,14 @@ export default function Dashboard() {
   const choose = (id: string) => {
     guarded(id, () => {
       setSelected(id);
-      if (mobile) setSidebar(false);
+      if (mobile || narrowNow()) setSidebar(false);
     });
   };
   const pick = (c: { id: string; domain: string; category: string | null; subcategory: string | null }) => {
     guarded(c.id, () => {
       setOpen(pathTo(c, tree?.categories ?? []));
       setSelected(c.id);
-      if (mobile) setSidebar(false);
+      if (mobile || narrowNow()) setSidebar(false);
     });
   };
   // The solution panel opened from the tutor: on a phone the chat's bottom sheet gives way.
