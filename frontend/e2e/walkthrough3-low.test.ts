@@ -106,6 +106,63 @@ test('bug 16 (low): an used confirmation link says so on /login', async () => {
   await ctx.close();
 });
 
+// Through the wizard to its Articole step, Drept Civil chosen.
+async function toArticles(page: Page) {
+  await page.getByRole('link', { name: 'Generează caz' }).click();
+  await page.waitForURL('**/case-generator');
+  await page.getByLabel('Drept Civil').check();
+  await page.getByRole('button', { name: 'Continuă' }).click();
+  await page.getByRole('button', { name: 'Continuă' }).click();
+  await page.getByLabel('Numărul articolului').waitFor();
+}
+
+const generated = {
+  title: 'Paguba produsă de un câine scăpat din curte într-o seară de iarnă',
+  legal_problem: 'Răspunde proprietarul animalului pentru prejudiciu?',
+  case_description: 'Ana are un câine care a scăpat din curte și a mușcat-o pe Maria, care a cerut despăgubiri.',
+  question: 'Poate Maria obține despăgubiri de la Ana?',
+  analysis_steps: [{ step_number: 1, description: 'Calificarea faptei' }],
+  hints: [{ hint_number: 1, text: 'Răspunderea pentru animale' }],
+  model_answer: 'Introducere. Calificare. Problema. Premisa majoră: art. 1375 C.civ. Premisa minoră. Concluzie.',
+};
+
+test('bugs 20, 34 (low): article numbers the code has, in order; each step named once; a usable field on the phone', async () => {
+  const { ctx, page } = await student(browser, DESKTOP);
+  await step(page, 'w3-bug20-articles', async () => {
+    await toArticles(page);
+    const field = page.getByLabel('Numărul articolului');
+    const add = page.getByRole('button', { name: 'Adaugă articolul' });
+    // Bug 34: "Articole" once (the heading), not also as the fieldset's visible legend.
+    const visible = await page.locator('.wizard h2, .wizard legend').evaluateAll((els) => els.filter((e) => e.textContent === 'Articole' && e.getBoundingClientRect().height > 1).length);
+    expect.soft(visible, 'the step name shown once').toBe(1);
+    for (const [input, message] of [
+      ['49-45', 'Intervalul trebuie scris de la articolul mai mic la cel mai mare, de exemplu 45-49'],
+      ['0', 'Codul civil are articolele 1-2664'],
+      ['99999', 'Codul civil are articolele 1-2664'],
+    ]) {
+      await field.fill(input);
+      await add.click();
+      await page.locator('.wizard .error').waitFor();
+      expect.soft(await page.locator('.wizard .error').innerText(), input).toBe(message);
+    }
+    expect(await page.locator('.article-list li').count(), 'none of them added').toBe(0);
+    await field.fill('2664');
+    await add.click();
+    await page.getByText('Art. 2664 C.civ.').waitFor();
+  });
+  await ctx.close();
+  const s = await makeStudent();
+  const phone = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
+  const p = await login(phone, s.email, s.password);
+  await step(p, 'w3-bug34-article-phone', async () => {
+    await p.getByRole('button', { name: 'Meniu' }).tap();
+    await toArticles(p);
+    const w = (await rect(p, '#gen-article')).width;
+    expect(w, 'the article field on a phone').toBeGreaterThanOrEqual(240);
+  });
+  await phone.close();
+});
+
 test('bug 23 (low): the Mediu dot is yellow, not amber-brown', async () => {
   const code = await makeCase('MED', { level: 'Mediu' });
   const { ctx, page } = await student(browser, LAPTOP);

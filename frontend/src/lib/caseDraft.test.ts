@@ -185,3 +185,16 @@ describe('model answer of a generated case', () => {
     expect(toPayload(d).model_answer).toBe('Introducere... Concluzie: răspunde.');
   });
 });
+
+test('article numbers the code has, a range in order (walkthrough 3, bug 20)', () => {
+  expect(addArticle([], '49-45', 'civil')).toEqual({ error: 'Intervalul trebuie scris de la articolul mai mic la cel mai mare, de exemplu 45-49' });
+  expect(addArticle([], '45-45', 'civil')).toEqual({ error: 'Intervalul trebuie scris de la articolul mai mic la cel mai mare, de exemplu 45-49' });
+  expect(addArticle([], '0', 'civil')).toEqual({ error: 'Codul civil are articolele 1-2664' });
+  expect(addArticle([], '99999', 'civil')).toEqual({ error: 'Codul civil are articolele 1-2664' });
+  expect(addArticle([], '447', 'penal')).toEqual({ error: 'Codul penal are articolele 1-446' });
+  expect(addArticle([], '157', 'constitutional')).toEqual({ error: 'Constituția are articolele 1-156' });
+  expect('articles' in addArticle([], '2664', 'civil')).toBe(true);
+  expect('articles' in addArticle([], '2029^1 alin. (2)', 'civil')).toBe(true);
+  expect('articles' in addArticle([], '45-49', 'civil')).toBe(true);
+});
+
