@@ -163,6 +163,37 @@ test('bugs 20, 34 (low): article numbers the code has, in order; each step named
   await phone.close();
 });
 
+test('bugs 21, 22 (low): the code follows the week; the model answer is not said to be hidden from its author', async () => {
+  await resetAI();
+  const { ctx, page } = await student(browser, DESKTOP);
+  await step(page, 'w3-bug21-code-week', async () => {
+    await toArticles(page);
+    await page.getByRole('button', { name: 'Continuă' }).click();
+    await page.getByRole('button', { name: 'Continuă' }).click();
+    await page.getByLabel('Săptămâna').selectOption({ label: 'Săptămâna 3' });
+    await script([{ text: '```json\n' + JSON.stringify(generated) + '\n```' }]);
+    await page.getByRole('button', { name: 'Generează cazul' }).click();
+    await page.getByRole('heading', { name: 'Editează și salvează' }).waitFor({ timeout: 60_000 });
+    const code = page.getByLabel('Cod caz', { exact: true });
+    expect(await code.inputValue()).toMatch(/^CIV3[A-Z]{3}$/);
+    // Bug 22: the author reads the model answer, so it is not "never seen by students".
+    const note = await page.locator('#ed-model-answer-note').innerText();
+    expect.soft(note).not.toContain('nu o văd niciodată');
+    // Bug 21: another week renames the code; a code typed for another week is refused.
+    await page.getByLabel('Săptămâna', { exact: true }).selectOption({ label: 'Săptămâna 1' });
+    expect.soft(await code.inputValue(), 'the code follows the week').toMatch(/^CIV1[A-Z]{3}$/);
+    await page.getByLabel('Subcategorie', { exact: true }).fill('Răspunderea pentru animale');
+    await code.fill('CIV3ZZQ');
+    await page.getByRole('button', { name: 'Salvează cazul' }).click();
+    const alert = page.locator('.generator .error[role="alert"]');
+    await alert.waitFor({ timeout: 5000 }).catch(() => {});
+    expect.soft(await alert.count() ? await alert.innerText() : '', 'saving a code of week 3 in week 1').toContain('Codul cazului trebuie să conțină săptămâna 1 (CIV1…)');
+    const { data } = await admin.from('cases').select('id').eq('case_code', 'CIV3ZZQ').eq('week_number', 1);
+    expect(data ?? []).toEqual([]);
+  });
+  await ctx.close();
+});
+
 test('bug 23 (low): the Mediu dot is yellow, not amber-brown', async () => {
   const code = await makeCase('MED', { level: 'Mediu' });
   const { ctx, page } = await student(browser, LAPTOP);

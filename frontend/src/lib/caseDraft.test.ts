@@ -3,6 +3,8 @@ import {
   addArticle,
   articleNumbers,
   caseCode,
+  codeForWeek,
+  codeWeekMessage,
   CASE_CODE_RE,
   codeOfReference,
   difficultyOf,
@@ -198,3 +200,10 @@ test('article numbers the code has, a range in order (walkthrough 3, bug 20)', (
   expect('articles' in addArticle([], '45-49', 'civil')).toBe(true);
 });
 
+test('the code says the week (walkthrough 3, bug 21)', () => {
+  expect(codeForWeek('CIV3ZZQ', 1)).toBe('CIV1ZZQ');
+  expect(codeForWeek('pen12abc', 4)).toBe('PEN4ABC');
+  expect(codeForWeek('LIBER', 4)).toBe('LIBER');
+  expect(codeWeekMessage('CIV3ZZQ', 1)).toBe('Codul cazului trebuie să conțină săptămâna 1 (CIV1…)');
+  expect(codeWeekMessage('CIV1ZZQ', 1)).toBeNull();
+});

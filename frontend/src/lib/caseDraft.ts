@@ -111,6 +111,18 @@ export function caseCode(domain: GenDomain, week: number, random: () => number =
 }
 export const CASE_CODE_RE = /^(CIV|PEN|CON)([1-9]|1[0-2])[A-Z]{3}$/;
 
+// The code and the week say the same week (walkthrough 3, bug 21): another week rewrites a
+// code of the usual form; a code of another form is left as typed.
+const CODE_PARTS = /^(CIV|PEN|CON)(\d+)([A-Z]{3})$/i;
+export function codeForWeek(code: string, week: number): string {
+  const m = CODE_PARTS.exec(code.trim());
+  return m ? `${m[1].toUpperCase()}${week}${m[3].toUpperCase()}` : code;
+}
+export function codeWeekMessage(code: string, week: number): string | null {
+  const m = CODE_PARTS.exec(code.trim());
+  return m && Number(m[2]) !== week ? `Codul cazului trebuie să conțină săptămâna ${week} (${m[1].toUpperCase()}${week}…)` : null;
+}
+
 // The AI's reply.
 export const MSG_PARSE = 'Eroare la parsarea răspunsului AI. Încearcă din nou.';
 export const MSG_GENERATE = 'Eroare la generarea cazului. Verifică conexiunea și încearcă din nou.';
@@ -260,6 +272,8 @@ export function draftDomain(d: Draft): GenDomain | null {
 export function validateDraft(d: Draft): string[] {
   const out: string[] = [];
   if (!d.case_code.trim()) out.push('Codul cazului este obligatoriu');
+  const weekProblem = codeWeekMessage(d.case_code, d.week_number);
+  if (weekProblem) out.push(weekProblem);
   if (!d.title.trim()) out.push('Titlul este obligatoriu');
   if (!d.legal_problem.trim()) out.push('Problema juridică este obligatorie');
   if (!d.case_description.trim()) out.push('Descrierea cazului este obligatorie');
