@@ -106,6 +106,60 @@ test('bug 16 (low): an used confirmation link says so on /login', async () => {
   await ctx.close();
 });
 
+test('bug 18 (low): the app\'s own words are Romanian (sidebar toggle, back links, a refused role change, "Other")', async () => {
+  const adm = await makeStudent('admin');
+  const other = await makeStudent();
+  const ctx = await browser.newContext({ viewport: DESKTOP, colorScheme: 'light' });
+  const page = await login(ctx, adm.email, adm.password);
+  await step(page, 'w3-bug18-words', async () => {
+    const toggle = page.locator('.sidebar-toggle');
+    await toggle.click();
+    expect.soft(await toggle.innerText(), 'the collapsed sidebar toggle').toBe('Arată categoriile');
+    await page.getByRole('link', { name: 'Generează caz' }).click();
+    await page.waitForURL('**/case-generator');
+    await page.getByRole('heading', { name: 'Generator de cazuri' }).waitFor();
+    expect.soft(await page.getByRole('link', { name: /Înapoi la dashboard/ }).count(), 'no "dashboard" in a Romanian link').toBe(0);
+    await page.getByRole('link', { name: /Înapoi la spețe/ }).waitFor({ timeout: 5000 }).catch(() => {});
+    expect.soft(await page.getByRole('link', { name: /Înapoi la spețe/ }).count()).toBe(1);
+    // The database refusing to demote the last administrator, in its own words (23514).
+    await page.goto(base + '/admin');
+    await enrolAuthenticator(page);
+    await page.route('**/rest/v1/rpc/update_user_role*', (r) =>
+      r.fulfill({ status: 400, contentType: 'application/json', body: '{"code":"23514","details":null,"hint":null,"message":"cannot remove the last administrator"}' }),
+    );
+    await page.getByLabel(`Rol pentru ${other.email}`).selectOption('moderator');
+    const t = page.locator('.toast', { hasText: 'Eroare la actualizarea rolului' });
+    await t.waitFor();
+    expect.soft(await t.innerText()).toContain('Nu poți retrage rolul ultimului administrator.');
+    expect.soft(await t.innerText()).not.toContain('cannot remove');
+  });
+  await ctx.close();
+  // Sign-up: "Other (Please Specify)" asks which university.
+  const c2 = await browser.newContext({ viewport: DESKTOP });
+  c2.setDefaultTimeout(60_000);
+  const p2 = await c2.newPage();
+  await step(p2, 'w3-bug18-other-university', async () => {
+    await p2.goto(base + '/signup');
+    await p2.getByLabel('Universitate').selectOption('Other');
+    const name = p2.getByLabel('Numele universității');
+    await name.waitFor({ timeout: 5000 });
+    const username = unique('other_');
+    await p2.getByLabel('Nume complet').fill('Dana Other');
+    await p2.getByLabel('Nume de utilizator').fill(username);
+    await p2.getByText('Disponibil', { exact: true }).waitFor();
+    await name.fill('Universitatea din Chișinău');
+    await p2.getByLabel('Email').fill(`${username}@example.ro`);
+    await p2.getByLabel('Parolă', { exact: true }).fill('parola1');
+    await p2.getByLabel('Confirmă parola').fill('parola1');
+    await p2.getByRole('button', { name: 'Creează cont' }).click();
+    await p2.getByText('Account created successfully! Check your email to confirm. Redirecting to login...').waitFor();
+    const { data, error } = await admin.from('user_profiles').select('university_code, university_name').eq('username', username).single();
+    if (error) throw error;
+    expect(data).toEqual({ university_code: 'Other', university_name: 'Universitatea din Chișinău' });
+  });
+  await c2.close();
+});
+
 // Through the wizard to its Articole step, Drept Civil chosen.
 async function toArticles(page: Page) {
   await page.getByRole('link', { name: 'Generează caz' }).click();

@@ -6,6 +6,10 @@ import { useAdminData } from '../hooks/useAdminData';
 import { FEEDBACK_PAGE, type UserRow } from '../api/admin';
 
 const ROLE_LABEL: Record<string, string> = { user: 'User', moderator: 'Moderator', admin: 'Admin' };
+// The database's refusals, in the page's language (walkthrough 3, bug 18); anything else
+// is shown as the server wrote it.
+const ROLE_ERRORS: Record<string, string> = { 'cannot remove the last administrator': 'Nu poți retrage rolul ultimului administrator.' };
+const roleError = (message: string | undefined) => (message && ROLE_ERRORS[message]) || message || 'Eroare necunoscută';
 
 export default function Admin() {
   const loading = useAuthStore((s) => s.loading);
@@ -22,7 +26,7 @@ export default function Admin() {
         <section className="card">
           <h1>Access Denied</h1>
           <p>You do not have permission to access this page.</p>
-          <Link to="/dashboard">Înapoi la dashboard</Link>
+          <Link to="/dashboard">Înapoi la spețe</Link>
         </section>
       </main>
     );
@@ -31,7 +35,7 @@ export default function Admin() {
     try {
       await saveRole(u, role);
     } catch (error) {
-      toast.error('Eroare la actualizarea rolului', (error as { message?: string }).message || 'Eroare necunoscută');
+      toast.error('Eroare la actualizarea rolului', roleError((error as { message?: string }).message));
       return;
     }
     toast.success('Rol actualizat cu succes', `${u.name || u.email} este acum ${ROLE_LABEL[role]}.`);

@@ -109,7 +109,7 @@ export default function Dashboard() {
     <div className={`dashboard${sidebar && !mobile ? '' : ' no-sidebar'}${mobile ? ' mobile' : ''}`}>
       <div className="dash-toolbar">
         <button ref={toggleRef} className="sidebar-toggle" aria-expanded={sidebar} aria-controls="law-categories" onClick={() => setSidebar(!sidebar)}>
-          {mobile ? <><MenuIcon /> Law Categories</> : sidebar ? 'Ascunde categoriile' : 'Law Categories'}
+          {mobile ? <><MenuIcon /> Law Categories</> : sidebar ? 'Ascunde categoriile' : 'Arată categoriile'}
         </button>
         {mobile && (
           <>
