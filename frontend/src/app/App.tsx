@@ -5,6 +5,8 @@ import { Toaster } from '../components/ui/toast';
 import { FeedbackButton } from '../components/feedback/FeedbackDialog';
 import { MfaGate } from '../features/mfa/components/MfaGate';
 import { CloseIcon, MenuIcon, ScaleIcon } from '../components/ui/icons';
+// Reads a refused mail link's error before any redirect drops the fragment.
+import '../lib/linkError';
 
 // Opening /dashboard directly, its chunk loads while the session is being resolved; when it
 // is there by then, it renders at once (a lazy component would suspend and React holds a

@@ -1,3 +1,4 @@
+import { countOf } from '../../lib/plural';
 import { memo, type ReactNode, type RefObject, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 
 export const CODE_TABS = [
@@ -6,6 +7,8 @@ export const CODE_TABS = [
   { id: 'codul_penal', label: 'Codul Penal' },
 ] as const;
 export type CodeId = (typeof CODE_TABS)[number]['id'];
+// The code a case of each domain is read against (the tab its case opens on).
+export const DOMAIN_CODE: Partial<Record<string, CodeId>> = { civil: 'codul_civil', penal: 'codul_penal', constitutional: 'constitutia' };
 
 export type Article = { readonly idx: number; readonly number: string; readonly text: string; readonly lines: string[]; readonly lower: string };
 
@@ -194,8 +197,14 @@ function useWindow(box: RefObject<HTMLDivElement | null>, items: Article[], code
 // 2,674-article Civil Code costs a few dozen elements, and a jump renders the articles
 // around its target. Each article carries its position (aria-posinset/setsize)
 // for screen readers; the code search finds what find-in-page no longer can.
-export function CodeViewer({ target, active = true }: { target: { code: CodeId; article: string; seq: number } | null; active?: boolean }) {
-  const [tab, setTab] = useState<CodeId>(target?.code ?? 'codul_civil');
+export function CodeViewer({ target, home, active = true }: { target: { code: CodeId; article: string; seq: number } | null; home?: CodeId; active?: boolean }) {
+  const [tab, setTab] = useState<CodeId>(target?.code ?? home ?? 'codul_civil');
+  // Another case's code (home): its tab shows (walkthrough 3, bug 29).
+  const [seenHome, setSeenHome] = useState(home);
+  if (home !== seenHome) {
+    setSeenHome(home);
+    if (home) setTab(home);
+  }
   const [text, setText] = useState<Record<string, string | null>>({});
   const [goto, setGoto] = useState('');
   const [query, setQuery] = useState('');
@@ -290,7 +299,8 @@ export function CodeViewer({ target, active = true }: { target: { code: CodeId; 
           <input aria-label="Mergi la articolul" placeholder="Art. nr." value={goto} onChange={(e) => setGoto(e.target.value)} size={6} inputMode="numeric" />
         </form>
         <input aria-label="Caută în cod" placeholder="Caută în cod" value={query} onChange={(e) => search(e.target.value)} />
-        {q.length >= 2 && text[tab] && <span className="muted hits">{shown.length}</span>}
+        {/* What the number counts, kept inside the panel (walkthrough 3, bug 28). */}
+        {q.length >= 2 && text[tab] && <span className="muted hits">{countOf(shown.length, 'articol', 'articole')}</span>}
       </div>
       <div className="code-text" ref={box} tabIndex={0} aria-label="Textul codului">
         {text[tab] === undefined && <p>Se încarcă...</p>}

@@ -1,21 +1,24 @@
 import { useEffect, useState } from 'react';
-import { loadTree, type TreeData } from '../api/cases';
+import { hasSession, loadTree, type TreeData } from '../api/cases';
 
-// The case tree is requested as soon as this chunk is evaluated (the route is protected, so
-// a session exists), not after the first render; the first mount takes that answer.
-let prefetch: { promise: Promise<TreeData>; data: TreeData | null } | null = null;
-function startTreeLoad() {
-  const p = { promise: loadTree(), data: null as TreeData | null };
-  p.promise.then((t) => (p.data = t)).catch(() => {});
+// The case tree is requested as soon as this chunk is evaluated, not after the first
+// render; the first mount takes that answer. The chunk is also fetched ahead for a
+// visitor opening /dashboard signed out, who is sent to /login: without a session
+// nothing is asked (walkthrough 3, bug 25), and the first mount loads it itself.
+type Load = { promise: Promise<TreeData>; data: TreeData | null; failed: boolean };
+let prefetch: Load | null = null;
+function startTreeLoad(gate?: Promise<boolean>) {
+  const p: Load = { promise: gate ? gate.then((signedIn) => (signedIn ? loadTree() : Promise.reject(new Error('signed out')))) : loadTree(), data: null, failed: false };
+  p.promise.then((t) => (p.data = t)).catch(() => (p.failed = true));
   return p;
 }
 try {
-  prefetch = startTreeLoad();
+  prefetch = startTreeLoad(hasSession());
 } catch {
   prefetch = null; // no client yet (unit tests)
 }
 function takeTreeLoad() {
-  const p = prefetch ?? startTreeLoad();
+  const p = prefetch && !prefetch.failed ? prefetch : startTreeLoad();
   prefetch = null;
   return p;
 }

@@ -168,14 +168,14 @@ export default function Review() {
         <section className="card">
           <h1>Access Denied</h1>
           <p>You do not have permission to access this page.</p>
-          <Link to="/dashboard"><ArrowLeftIcon /> Înapoi la dashboard</Link>
+          <Link to="/dashboard"><ArrowLeftIcon /> Înapoi la spețe</Link>
         </section>
       </main>
     );
   }
   return (
     <main className="page review">
-      <Link to="/dashboard"><ArrowLeftIcon /> Înapoi la dashboard</Link>
+      <Link to="/dashboard"><ArrowLeftIcon /> Înapoi la spețe</Link>
       <h1>Cazuri de verificat</h1>
       {failed && <p className="error" role="alert">Nu s-au putut încărca cazurile: {failed}</p>}
       {open ? (
