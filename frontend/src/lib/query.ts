@@ -119,7 +119,7 @@ function subscribe(hash: string, listener: () => void, gcTime: number) {
   e.listeners.add(listener);
   return () => {
     e.listeners.delete(listener);
-    if (e.listeners.size) return;
+    if (e.listeners.size || gcTime === Infinity) return;
     // Kept a while for the next mount; a remount right away (StrictMode) keeps it.
     e.gc = setTimeout(() => {
       if (e.listeners.size || entries.get(hash) !== e) return;

@@ -1,5 +1,5 @@
 // How a screen shows data that is loading or failed to load (lib/query), the same everywhere:
-// a polite status line while loading, an alert with "Reîncearcă" when the load failed.
+// a polite status line while loading, an alert with "Încearcă din nou" when the load failed.
 
 export function Pending({ label = 'Se încarcă...' }: { label?: string }) {
   return <p className="muted" role="status">{label}</p>;
@@ -12,7 +12,7 @@ export function Failed({ message, onRetry }: { message: string; onRetry?: () => 
       {onRetry && (
         <>
           {' '}
-          <button type="button" className="link" onClick={onRetry}>Reîncearcă</button>
+          <button type="button" className="link" onClick={onRetry}>Încearcă din nou</button>
         </>
       )}
     </p>
