@@ -12,12 +12,6 @@ const ERROR = 'Ne pare rău, a apărut o eroare. Te rugăm să încerci din nou.
 // What the gateway answers (502) when a grade could not be finalised; shown as it is.
 const NOT_FINALISED = 'Evaluarea nu a putut fi finalizată. Încearcă din nou.';
 
-// The spec's pass rule (§5) on the stored verdict; a moderator's release also lets it through.
-function detectionPassed(decision: string | null, probability: number | null): boolean {
-  if (decision) return ['PASSED', 'RELEASED'].includes(decision.toUpperCase());
-  return probability != null && Number(probability) <= 30;
-}
-
 // The message of an Anthropic-shaped error from the gateway, if any.
 function gatewayMessage(e: unknown): string | undefined {
   const body = (e as { error?: { error?: { message?: unknown } } })?.error;
@@ -115,7 +109,8 @@ export function useSubmission(caseId: string, draft: SolutionText) {
       await saveSignals(submissionId, user.id, signals);
       await runTask(session.access_token, 'detect', submissionId);
       const check = await readDetection(submissionId);
-      if (!check || !detectionPassed(check.ai_decision, check.ai_probability)) {
+      // The database's verdict on the recorded check (ai_check_cleared), not a rule of ours.
+      if (!check?.ai_cleared) {
         dispatch({ type: 'blocked', submissionId });
         toast.error('Text generat de AI detectat', 'Te rugăm să scrii soluția cu propriile tale cuvinte.');
         return;
