@@ -21,9 +21,9 @@ import (
 // Anthropic's shape, the message the student reads); nothing is recorded.
 var gradeFailed = &apiError{502, "api_error", prompts.GradeFailed}
 
-// passedSQL is the spec's rule for "may this be graded", plus a moderator's release
-// after an appeal: decision PASSED or RELEASED, or no decision and probability ≤ 30.
-const passedSQL = `coalesce(upper(coalesce(ai_decision, '')) in ('PASSED', 'RELEASED') or (coalesce(ai_decision, '') = '' and ai_probability <= 30), false)`
+// passedSQL is "may this be graded": the database's rule (ai_check_cleared, sql/app 026),
+// the spec's pass rule or a moderator's release after an appeal.
+const passedSQL = `coalesce(public.ai_check_cleared(ai_decision, ai_probability), false)`
 
 // recordedSQL is what a repeated call answers: the stored grade, or the stored check.
 const recordedSQL = `case when status = 'graded' then coalesce(feedback_text, '')

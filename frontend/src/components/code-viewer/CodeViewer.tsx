@@ -1,4 +1,5 @@
 import { countOf } from '../../lib/plural';
+import { useQuery } from '../../lib/query';
 import { memo, type ReactNode, type RefObject, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 
 export const CODE_TABS = [
@@ -205,7 +206,10 @@ export function CodeViewer({ target, home, active = true }: { target: { code: Co
     setSeenHome(home);
     if (home) setTab(home);
   }
-  const [text, setText] = useState<Record<string, string | null>>({});
+  // The open code's text: undefined while loading, null when it cannot be read. The files
+  // are static: kept for the session (loadText), so a refetch costs nothing.
+  const code = useQuery(['code-text', tab], () => loadText(tab), { gcTime: Infinity });
+  const current: string | null | undefined = code.status === 'error' ? null : code.data;
   const [goto, setGoto] = useState('');
   const [query, setQuery] = useState('');
   const [highlight, setHighlight] = useState<{ article: string; seq: number } | null>(null);
@@ -219,15 +223,9 @@ export function CodeViewer({ target, home, active = true }: { target: { code: Co
     setHighlight({ article: articleNumber(target.article), seq: target.seq });
   }
   useEffect(() => {
-    if (text[tab] !== undefined) return;
-    loadText(tab)
-      .then((t) => setText((s) => ({ ...s, [tab]: t })))
-      .catch((e) => {
-        console.error('code text load failed', e);
-        setText((s) => ({ ...s, [tab]: null }));
-      });
-  }, [tab, text]);
-  const articles = useMemo(() => (text[tab] ? splitArticles(text[tab]!) : []), [text, tab]);
+    if (code.status === 'error') console.error('code text load failed', code.error);
+  }, [code.status, code.error]);
+  const articles = useMemo(() => (current ? splitArticles(current) : []), [current]);
   const q = query.trim().toLowerCase();
   const shown = useMemo(() => (q.length >= 2 ? articles.filter((a) => a.lower.includes(q)) : articles), [articles, q]);
   const hl = highlight?.article ?? null;
@@ -300,11 +298,11 @@ export function CodeViewer({ target, home, active = true }: { target: { code: Co
         </form>
         <input aria-label="Caută în cod" placeholder="Caută în cod" value={query} onChange={(e) => search(e.target.value)} />
         {/* What the number counts, kept inside the panel (walkthrough 3, bug 28). */}
-        {q.length >= 2 && text[tab] && <span className="muted hits">{countOf(shown.length, 'articol', 'articole')}</span>}
+        {q.length >= 2 && current && <span className="muted hits">{countOf(shown.length, 'articol', 'articole')}</span>}
       </div>
       <div className="code-text" ref={box} tabIndex={0} aria-label="Textul codului">
-        {text[tab] === undefined && <p>Se încarcă...</p>}
-        {(text[tab] === null || (text[tab] !== undefined && articles.length === 0)) && <p>Nu există text</p>}
+        {current === undefined && <p>Se încarcă...</p>}
+        {(current === null || (current !== undefined && articles.length === 0)) && <p>Nu există text</p>}
         {shown.length > 0 && <div className="spacer" style={{ height: list.before }} />}
         {list.range.map((i) => {
           const a = shown[i];

@@ -2,6 +2,7 @@ import { createContext, useContext, useEffect, type ReactNode } from 'react';
 import type { Session, User } from '@supabase/supabase-js';
 import { create } from 'zustand';
 import { supabase } from '../supabase';
+import { clearQueries } from '../query';
 import type { Database } from '../../types/database';
 
 export type Role = 'user' | 'moderator' | 'admin';
@@ -103,6 +104,8 @@ function startAuthListener() {
   const apply = async (session: Session | null) => {
     const seq = ++latest;
     const user = session?.user ?? null;
+    // What was loaded for another user (lib/query) is not shown to this one.
+    if (user?.id !== useAuthStore.getState().user?.id) clearQueries();
     useAuthStore.setState({ session, user });
     let { profile, missing } = user ? await readProfile(user.id) : { profile: null, missing: false };
     if (user && missing) {

@@ -19,12 +19,36 @@ type Task struct {
 	MaxInput    int
 }
 
+// TaskNames are the uses, in the order messages list them; the browser names one in
+// X-Casus-Task (frontend/src/types/rules.ts is generated from this list).
+var TaskNames = []string{"tutor", "detect", "grade", "generate", "classify"}
+
 var Tasks = map[string]Task{
 	"tutor":    {1024, 0.1, 4000},
 	"detect":   {1024, 0.3, 30000},
 	"grade":    {4096, 0.2, 30000},
 	"generate": {4096, 0.7, 4000},
 	"classify": {512, 0.3, 12000},
+}
+
+// A ScoreBand is the rubric's qualifier of totals from Min up (spec section 9).
+type ScoreBand struct {
+	Min  int
+	Name string
+}
+
+// Bands, highest first: the grade text's "Calificativ" line and the web app's label of a
+// score (frontend/src/types/rules.ts is generated from this list).
+var Bands = []ScoreBand{{90, "Excelent"}, {80, "Foarte bine"}, {70, "Bine"}, {60, "Satisfăcător"}, {0, "Nesatisfăcător"}}
+
+// Band is the qualifier of a total out of 100.
+func Band(total int) string {
+	for _, b := range Bands {
+		if total >= b.Min {
+			return b.Name
+		}
+	}
+	return Bands[len(Bands)-1].Name
 }
 
 // TutorClosing is the fixed message from the 5th interaction on.

@@ -832,6 +832,7 @@ type SubmissionsWithDetail struct {
 	SubmittedAt      pgtype.Timestamptz `json:"submitted_at"`
 	FeedbackAt       pgtype.Timestamptz `json:"feedback_at"`
 	State            string             `json:"state"`
+	AiCleared        *bool              `json:"ai_cleared"`
 }
 
 type University struct {

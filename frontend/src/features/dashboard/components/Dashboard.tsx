@@ -6,6 +6,7 @@ import { SearchBox } from './SearchBox';
 import { SOLVE_EVENT } from '../utils/solve';
 import { discardDraft, hasUnsavedDraft } from '../utils/drafts';
 import { Dialog } from '../../../components/ui/dialog';
+import { Failed } from '../../../components/ui/status';
 import { codeOf } from '../api/cases';
 import { pathTo, type OpenPath } from '../utils/tree';
 import { Welcome } from './Welcome';
@@ -24,7 +25,8 @@ const narrowNow = () => window.innerWidth < 1280;
 // and the tutor in the right panel. This page holds what they share (the open case, the
 // open path of the tree, the article to show) and the phone layout's drawer and sheets.
 export default function Dashboard() {
-  const { tree, ready } = useCaseTree();
+  const { tree: treeQuery, ready } = useCaseTree();
+  const tree = treeQuery.data ?? null;
   const [open, setOpen] = useState<OpenPath>({});
   // An answer written before the account existed (visitorDraft.ts) opens its case.
   const [selected, setSelected] = useState<string | null>(() => readVisitorDraft()?.caseId ?? null);
@@ -44,7 +46,7 @@ export default function Dashboard() {
   }
   const [, setParams] = useSearchParams();
   useEffect(() => {
-    ready
+    ready()
       .then((t) => {
         // /dashboard?caz=<id> (a link from My Progress) opens that case; the parameter is
         // then dropped so that picking another case is not undone by a reload.
@@ -137,7 +139,9 @@ export default function Dashboard() {
             )}
           </div>
           <SearchBox onPick={pick} />
-          {!tree ? (
+          {!tree && treeQuery.status === 'error' ? (
+            <Failed message="Cazurile nu au putut fi încărcate." onRetry={() => void treeQuery.refetch()} />
+          ) : !tree ? (
             <div className="skeleton-list" aria-busy="true">{[1, 2, 3, 4].map((i) => <div key={i} className="skeleton" />)}</div>
           ) : (
             <CaseTree tree={tree} open={open} setOpen={setOpen} selected={selected} onPick={(c) => choose(c.id)} />
