@@ -2,8 +2,7 @@ import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'rea
 import { BrowserRouter, Link, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import { authActions, AuthProvider, useAuth, useIsAdmin, useIsModerator, useProfile } from '../lib/auth/store';
 import { Toaster } from '../components/ui/toast';
-import { FeedbackButton } from '../components/feedback/FeedbackDialog';
-import { MfaGate } from '../features/mfa/components/MfaGate';
+import { FeedbackButton } from '../components/feedback/FeedbackButton';
 import { CloseIcon, MenuIcon, ScaleIcon } from '../components/ui/icons';
 // Reads a refused mail link's error before any redirect drops the fragment.
 import '../lib/linkError';
@@ -23,6 +22,8 @@ const LoginPage = lazy(() => import('../features/auth/components/pages').then((m
 const SignupPage = lazy(() => import('../features/auth/components/pages').then((m) => ({ default: m.SignupPage })));
 const ResetPasswordPage = lazy(() => import('../features/auth/components/pages').then((m) => ({ default: m.ResetPasswordPage })));
 const CompleteProfilePage = lazy(() => import('../features/auth/components/CompleteProfile').then((m) => ({ default: m.CompleteProfilePage })));
+// Only admins and moderators pass the second-factor gate: it loads with their pages.
+const MfaGate = lazy(() => import('../features/mfa/components/MfaGate').then((m) => ({ default: m.MfaGate })));
 const Admin = lazy(() => import('../features/admin/components/Admin'));
 const Settings = lazy(() => import('./routes/Settings'));
 const Reporting = lazy(() => import('./routes/Reporting'));

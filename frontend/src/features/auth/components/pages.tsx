@@ -6,7 +6,7 @@ import { invalidFields, validateForgot, validateLogin, validateReset, validateSi
 import { UniversitySelect, UsernameStatusText } from './profileFields';
 import { useUniversities, useUsernameCheck } from '../hooks/useProfileFields';
 import { Dialog } from '../../../components/ui/dialog';
-import { FeedbackButton } from '../../../components/feedback/FeedbackDialog';
+import { FeedbackButton } from '../../../components/feedback/FeedbackButton';
 import { ScaleIcon } from '../../../components/ui/icons';
 import { forgetLinkError, linkError } from '../../../lib/linkError';
 
