@@ -2,14 +2,17 @@
 // case code, the AI reply, the draft's validation and the renumbering of steps and hints.
 // No React, no network: everything here is unit-tested.
 
+import { LAST_ARTICLE } from '../types/rules';
+
 export type GenDomain = 'civil' | 'penal' | 'constitutional';
 export type Difficulty = 'usor' | 'mediu' | 'dificil';
 
-// last: the code's last article number (codes/README.md), so a badge never cites one it lacks.
+// last: the code's last article number (generated from the shipped codes), so a badge never
+// cites one it lacks.
 export const DOMAINS: { value: GenDomain; label: string; prefix: string; suffix: string; code: string; last: number }[] = [
-  { value: 'civil', label: 'Drept Civil', prefix: 'CIV', suffix: 'C.civ.', code: 'Codul civil', last: 2664 },
-  { value: 'penal', label: 'Drept Penal', prefix: 'PEN', suffix: 'C.pen.', code: 'Codul penal', last: 446 },
-  { value: 'constitutional', label: 'Drept Constituțional', prefix: 'CON', suffix: 'Const.', code: 'Constituția', last: 156 },
+  { value: 'civil', label: 'Drept Civil', prefix: 'CIV', suffix: 'C.civ.', code: 'Codul civil', last: LAST_ARTICLE.civil },
+  { value: 'penal', label: 'Drept Penal', prefix: 'PEN', suffix: 'C.pen.', code: 'Codul penal', last: LAST_ARTICLE.penal },
+  { value: 'constitutional', label: 'Drept Constituțional', prefix: 'CON', suffix: 'Const.', code: 'Constituția', last: LAST_ARTICLE.constitutional },
 ];
 export const domainInfo = (d: GenDomain) => DOMAINS.find((x) => x.value === d)!;
 

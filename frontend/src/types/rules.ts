@@ -13,3 +13,10 @@ export const SCORE_BANDS = [
   { min: 60, name: 'Satisfăcător' },
   { min: 0, name: 'Nesatisfăcător' },
 ] as const;
+
+// Each shipped code's last article number (codes/), by domain: no reference cites past it.
+export const LAST_ARTICLE = {
+  civil: 2664,
+  constitutional: 156,
+  penal: 446,
+} as const;

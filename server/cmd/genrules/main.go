@@ -1,5 +1,6 @@
 // Command genrules writes frontend/src/types/rules.ts — the rules the server owns and the
-// web app shows: the AI task names and the score bands (server/internal/aigw/prompts). The
+// web app shows: the AI task names and the score bands (server/internal/aigw/prompts), and
+// each shipped code's last article number (server/internal/lawcodes). The
 // web app imports them instead of restating them. With --check it fails when the committed
 // file is stale (make verify/generated).
 package main
@@ -13,6 +14,7 @@ import (
 	"strings"
 
 	"casus/server/internal/aigw/prompts"
+	"casus/server/internal/lawcodes"
 )
 
 const out = "frontend/src/types/rules.ts"
@@ -51,6 +53,20 @@ func generate() string {
 	for _, band := range prompts.Bands {
 		fmt.Fprintf(&b, "  { min: %d, name: %s },\n", band.Min, strconv.Quote(band.Name))
 	}
-	b.WriteString("] as const;\n")
+	b.WriteString("] as const;\n\n")
+	b.WriteString("// Each shipped code's last article number (codes/), by domain: no reference cites past it.\n")
+	b.WriteString("export const LAST_ARTICLE = {\n")
+	for _, c := range lawcodes.Codes {
+		arts, err := lawcodes.Load(c)
+		if err != nil {
+			panic(err)
+		}
+		last := 0
+		for _, a := range arts {
+			last = max(last, a.Major)
+		}
+		fmt.Fprintf(&b, "  %s: %d,\n", c.ID, last)
+	}
+	b.WriteString("} as const;\n")
 	return strings.ReplaceAll(b.String(), `"`, "'")
 }
