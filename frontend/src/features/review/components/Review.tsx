@@ -8,6 +8,7 @@ import { CaseEditor } from '../../../components/case-editor/CaseEditor';
 import { joinMessages, validateDraft, type Draft } from '../../../lib/caseDraft';
 import { checkReference, loadDraft, loadQueue, rejectCase, updateCase, verifyCase, type ArticleCheck, type QueueRow } from '../api/review';
 import { Appeals } from './Appeals';
+import { Flags } from './Flags';
 import { ArrowLeftIcon, CheckIcon, WarningIcon } from '../../../components/ui/icons';
 import { countOf } from '../../../lib/plural';
 
@@ -198,6 +199,7 @@ export default function Review() {
         </section>
       )}
       {!open && <Appeals />}
+      {!open && <Flags />}
     </main>
   );
 }
