@@ -42,6 +42,7 @@ grant all on public.submission_flags to service_role;
 grant select on public.submission_flags to authenticated;
 create policy submission_flags_read_moderators on public.submission_flags
   for select to authenticated using ((select public.is_moderator()));
+select public.forbid_anonymous_writes('public.submission_flags');
 
 -- The moderators' list: every submission with an open flag, oldest flag first, with what
 -- is needed to judge it (the text, the grade, the check's reasons, the open flags).
