@@ -104,6 +104,11 @@ test('a moderator sees a flagged submission with its quoted reasons and resolves
   const code = unique('FLG').slice(0, 12).toUpperCase();
   const { data: made, error } = await admin.from('cases').insert({ case_code: code, title: `Caz 1: ${code} geamul vecinului`, domain: 'civil', verified: true, category: null }).select('id').single();
   if (error) throw error;
+  // An unverified case with a long title in the review queue above: the page must still fit a phone.
+  {
+    const { error } = await admin.from('cases').insert({ case_code: unique('FLQ').slice(0, 12).toUpperCase(), title: 'Furtul unei biciclete din curtea vecinului într-o noapte de vară', domain: 'penal', verified: false, category: null });
+    if (error) throw error;
+  }
 
   // A short text that passes the check with one trace that does not block (a paragraph in
   // English), speaks to the corrector, plants a total, and is graded 92: four flags.
@@ -173,7 +178,8 @@ test('a moderator sees a flagged submission with its quoted reasons and resolves
     await pmod.getByRole('heading', { name: 'Soluții semnalate', level: 2 }).waitFor();
     const button = open(pmod, firstRow);
     await button.waitFor();
-    // The row is a card that fits the screen: its button is inside the viewport.
+    // The rows are cards that fit the screen: nothing scrolls sideways, the button is inside.
+    expect(await pmod.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     const box = (await button.boundingBox())!;
     expect(box.x).toBeGreaterThanOrEqual(0);
     expect(box.x + box.width).toBeLessThanOrEqual(390);

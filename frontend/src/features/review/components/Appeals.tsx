@@ -120,7 +120,7 @@ export function Appeals() {
           {!rows && !failed && <p className="muted">Se încarcă...</p>}
           {rows && rows.length === 0 && <p className="muted">Nu există cereri de verificare umană.</p>}
           {rows && rows.length > 0 && (
-            <table className="table">
+            <div className="table-wrap"><table className="table card-table">
               <caption className="muted">{countOf(rows.length, 'cerere', 'cereri')} în așteptare, cele mai vechi primele</caption>
               <thead>
                 <tr>
@@ -133,10 +133,10 @@ export function Appeals() {
               <tbody>
                 {rows.map((r) => (
                   <tr key={r.id}>
-                    <td>{r.case_code}</td>
-                    <td>{r.student_username ?? '—'}</td>
-                    <td>{fmtDate(r.requested_at)}</td>
-                    <td>
+                    <td data-label="Caz">{r.case_code}</td>
+                    <td data-label="Student" className="wrap">{r.student_username ?? '—'}</td>
+                    <td data-label="Solicitat la">{fmtDate(r.requested_at)}</td>
+                    <td data-label="Acțiune">
                       <button type="button" aria-label={`Deschide cererea pentru ${r.case_code} de la ${r.student_username ?? 'student'}`} onClick={() => setOpen(r)}>
                         Deschide
                       </button>
@@ -144,7 +144,7 @@ export function Appeals() {
                   </tr>
                 ))}
               </tbody>
-            </table>
+            </table></div>
           )}
         </section>
       )}
