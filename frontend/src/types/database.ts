@@ -253,6 +253,14 @@ export type Database = {
           { foreignKeyName: "submission_appeals_submission_id_fkey"; columns: ["submission_id"]; isOneToOne: false; referencedRelation: "case_submissions"; referencedColumns: ["id"] },
         ];
       };
+      submission_flags: {
+        Row: { id: string; submission_id: string; reason: string; evidence: string[]; detail: string | null; created_at: string; resolved_by: string | null; resolved_at: string | null; };
+        Insert: { id?: string; submission_id: string; reason: string; evidence?: string[]; detail?: string | null; created_at?: string; resolved_by?: string | null; resolved_at?: string | null; };
+        Update: { id?: string; submission_id?: string; reason?: string; evidence?: string[]; detail?: string | null; created_at?: string; resolved_by?: string | null; resolved_at?: string | null; };
+        Relationships: [
+          { foreignKeyName: "submission_flags_submission_id_fkey"; columns: ["submission_id"]; isOneToOne: false; referencedRelation: "case_submissions"; referencedColumns: ["id"] },
+        ];
+      };
       submission_process_signals: {
         Row: { submission_id: string; user_id: string; chars_typed: number; chars_pasted: number; paste_events: number; largest_paste: number; ms_to_submit: number | null; recorded_at: string; };
         Insert: { submission_id: string; user_id?: string; chars_typed: number; chars_pasted: number; paste_events: number; largest_paste: number; ms_to_submit?: number | null; recorded_at?: string; };
@@ -335,6 +343,10 @@ export type Database = {
         Args: { [_ in never]: never };
         Returns: string;
       };
+      flag_queue: {
+        Args: { [_ in never]: never };
+        Returns: { submission_id: string; case_code: string; case_title: string; student_username: string; submission_text: string; status: string; score_value: number; difficulty_rating: number; submitted_at: string; ai_justification: string; flags: Json; }[];
+      };
       get_code_article: {
         Args: { p_code: string; p_number: string; };
         Returns: Database['public']['Tables']['code_articles']['Row'][];
@@ -414,6 +426,10 @@ export type Database = {
       request_human_review: {
         Args: { p_submission_id: string; };
         Returns: Database['public']['Tables']['submission_appeals']['Row'];
+      };
+      resolve_submission_flags: {
+        Args: { p_flag_ids: string[]; };
+        Returns: number;
       };
       review_queue: {
         Args: { [_ in never]: never };

@@ -24,12 +24,22 @@ var (
 )
 
 // scoreShapedLines replaces, in the text the grader reads, every line shaped like a
-// score of the rubric, so a student cannot anchor the grade with ready-made lines.
-func scoreShapedLines(text string) string {
-	for _, re := range []*regexp.Regexp{totalRe, criterionRe, bandRe} {
-		text = re.ReplaceAllString(text, "[rând de punctaj eliminat de platformă]")
+// score of the rubric, so a student cannot anchor the grade with ready-made lines; it
+// also answers the lines it replaced (a moderator flag, flagScoreLines).
+func scoreShapedLines(text string) (string, []string) {
+	var removed []string
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		for _, re := range []*regexp.Regexp{totalRe, criterionRe, bandRe} {
+			// Each pattern spans a whole line (^…$), so a match replaces the line.
+			if re.MatchString(line) {
+				removed = append(removed, line)
+				lines[i] = "[rând de punctaj eliminat de platformă]"
+				break
+			}
+		}
 	}
-	return text
+	return strings.Join(lines, "\n"), removed
 }
 
 // subScore is one sub-item's points (a median of the passes may be a half point).

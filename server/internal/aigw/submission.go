@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -127,9 +128,15 @@ func (c *call) detect(id string) error {
 	}
 	// The first verdict for this text is the verdict: a concurrent check of the same
 	// text by the same student keeps the one already stored.
-	if _, err := tx.Exec(c.ctx, `insert into casus_meta.ai_verdicts (user_id, case_id, text_key, probability, decision, justification)
-		values ($1::uuid, $2::uuid, $3, $4, $5, $6) on conflict do nothing`, c.uid, sub.caseID, key, v.Probability, v.Decision, v.Justification); err != nil {
+	if _, err := tx.Exec(c.ctx, `insert into casus_meta.ai_verdicts (user_id, case_id, text_key, probability, decision, justification, doubt)
+		values ($1::uuid, $2::uuid, $3, $4, $5, $6, $7) on conflict do nothing`, c.uid, sub.caseID, key, v.Probability, v.Decision, v.Justification, v.Doubt); err != nil {
 		return err
+	}
+	// A text that passes with doubts is graded and shown to a moderator.
+	if v.Decision == "PASSED" && v.Doubt != nil {
+		if err := recordFlags(c.ctx, tx, id, []flag{*v.Doubt}); err != nil {
+			return err
+		}
 	}
 	if err := tx.Commit(c.ctx); err != nil {
 		return err
@@ -149,10 +156,13 @@ func verdictKey(text string) string {
 // storedVerdict is the verdict this student already got for this case and text.
 func (s *Server) storedVerdict(ctx context.Context, uid, caseID, key string) (verdict, bool, error) {
 	var v verdict
-	err := s.d.Owner.QueryRow(ctx, `select probability::float8, decision, justification from casus_meta.ai_verdicts
-		where user_id::text = $1 and case_id::text = $2 and text_key = $3`, uid, caseID, key).Scan(&v.Probability, &v.Decision, &v.Justification)
+	err := s.d.Owner.QueryRow(ctx, `select probability::float8, decision, justification, doubt from casus_meta.ai_verdicts
+		where user_id::text = $1 and case_id::text = $2 and text_key = $3`, uid, caseID, key).Scan(&v.Probability, &v.Decision, &v.Justification, &v.Doubt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return v, false, nil
+	}
+	if v.Doubt != nil {
+		v.Doubt.Reason = flagAuthorship
 	}
 	if err != nil || v.Decision == "PASSED" {
 		return v, err == nil, err
@@ -183,6 +193,10 @@ type verdict struct {
 	Justification string   `json:"justification"`
 	// Indicators are the quoted traces of a chat assistant found in the text.
 	Indicators []indicator `json:"indicators,omitempty"`
+	// Doubt is the moderator flag of a text that passes although the check found traces
+	// that do not block, or proposed a block it could not quote (never sent to the
+	// student).
+	Doubt *flag `json:"-"`
 }
 
 // indicator is one quoted trace: A an assistant's formula, B template or markdown
@@ -208,6 +222,7 @@ func parseVerdict(text, student string) (verdict, bool) {
 	var d struct {
 		Indicators    []indicator `json:"indicii"`
 		Decision      *string     `json:"decision"`
+		Probability   *float64    `json:"probability"`
 		Justification string      `json:"justification"`
 	}
 	start := strings.Index(text, "{")
@@ -244,10 +259,44 @@ func parseVerdict(text, student string) (verdict, bool) {
 	}
 	v.Decision, v.Probability = "PASSED", &passedProbability
 	v.Justification = "Niciun indiciu concret al unui text copiat dintr-o conversație cu un asistent AI."
-	if d.Decision != nil && strings.EqualFold(strings.TrimSpace(*d.Decision), "FAILED") {
+	// The model's own proposal, by the spec's rule: its decision, or without one its
+	// number above 30.
+	decision := ""
+	if d.Decision != nil {
+		decision = strings.ToUpper(strings.TrimSpace(*d.Decision))
+	}
+	proposed := decision == "FAILED" || decision == "" && d.Probability != nil && *d.Probability > 30
+	if proposed {
 		v.Justification += " (Verificarea automată a propus blocarea fără urme citate din text; textul trece.)"
 	}
+	v.Doubt = doubtFlag(found, proposed)
 	return v, true
+}
+
+// doubtFlag is the moderator flag of a passing verdict with traces below the threshold
+// (quoted) or a block the model proposed without a quote it could back; nil without
+// either: the student is graded, a moderator takes a look.
+func doubtFlag(found []indicator, proposed bool) *flag {
+	if len(found) == 0 && !proposed {
+		return nil
+	}
+	f := flag{Reason: flagAuthorship, Evidence: []string{}}
+	if len(found) == 0 {
+		f.Detail = "Verificarea automată a propus blocarea fără urme citate din text; textul a trecut verificarea."
+		return &f
+	}
+	var quotes, kinds []string
+	seen := map[string]bool{}
+	for _, in := range found {
+		quotes = append(quotes, in.Quote)
+		if name := indicatorNames[in.Type]; !seen[name] {
+			seen[name] = true
+			kinds = append(kinds, name)
+		}
+	}
+	f.Evidence = evidence(quotes)
+	f.Detail = "Urme care singure nu blochează (" + strings.Join(kinds, ", ") + "); textul a trecut verificarea."
+	return &f
 }
 
 var indicatorNames = map[string]string{
@@ -346,7 +395,8 @@ func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Tim
 	}
 	problems := prompts.GradeProblems(ref)
 	system := prompts.Grade(level, cs, ref)
-	turns := []turn{{"user", prompts.Submission(scoreShapedLines(text))}}
+	fenced, removed := scoreShapedLines(text)
+	turns := []turn{{"user", prompts.Submission(fenced)}}
 	// Two independent passes; a third when their totals differ by more than
 	// gradeGap, and then every sub-item's median (gradeConsistency in ARCHITECTURE.md).
 	var passes []pass
@@ -381,16 +431,23 @@ func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Tim
 	}
 	passesJSON, _ := json.Marshal(recordedPasses(passes, problems))
 	breakdown, _ := json.Marshal(g.criteria)
-	tag, err := c.s.d.Owner.Exec(c.ctx, `update case_submissions set score = $2, score_value = $3, feedback_text = $4, status = 'graded',
-		feedback_at = now(), score_breakdown = $5, grade_prompt_version = $6, grade_model = $7, grade_reference_used = $8, grading_started_at = null, grading_holder = null, ai_failed_at = null,
-		grade_passes = $11
-		where id = $1::uuid and status = 'grading' and grading_started_at = $9 and submission_text = $10`,
-		id, fmt.Sprintf("%d/100", g.total), g.total, feedback, breakdown, prompts.Version, c.model, ref != nil, claimed, text, passesJSON)
+	// The grade and its moderator flags are recorded together.
+	err = pgx.BeginFunc(c.ctx, c.s.d.Owner, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(c.ctx, `update case_submissions set score = $2, score_value = $3, feedback_text = $4, status = 'graded',
+			feedback_at = now(), score_breakdown = $5, grade_prompt_version = $6, grade_model = $7, grade_reference_used = $8, grading_started_at = null, grading_holder = null, ai_failed_at = null,
+			grade_passes = $11
+			where id = $1::uuid and status = 'grading' and grading_started_at = $9 and submission_text = $10`,
+			id, fmt.Sprintf("%d/100", g.total), g.total, feedback, breakdown, prompts.Version, c.model, ref != nil, claimed, text, passesJSON)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return gradeFailed // the claim expired and was taken over: record nothing
+		}
+		return recordFlags(c.ctx, tx, id, gradeFlags(text, removed, g.total))
+	})
 	if err != nil {
 		return "", err
-	}
-	if tag.RowsAffected() == 0 {
-		return "", gradeFailed // the claim expired and was taken over: record nothing
 	}
 	return feedback, nil
 }
@@ -421,16 +478,25 @@ func (c *call) sameGrade(id, caseID, text string, level int, claimed time.Time) 
 			continue
 		}
 		var feedback string
-		err := c.s.d.Owner.QueryRow(c.ctx, `update case_submissions s set score = o.score, score_value = o.score_value, feedback_text = o.feedback_text,
-			status = 'graded', feedback_at = now(), score_breakdown = o.score_breakdown, grade_prompt_version = o.grade_prompt_version,
-			grade_model = o.grade_model, grade_reference_used = o.grade_reference_used, grade_passes = o.grade_passes,
-			grading_started_at = null, grading_holder = null, ai_failed_at = null
-			from case_submissions o
-			where s.id = $1::uuid and o.id = $2::uuid and s.status = 'grading' and s.grading_started_at = $3 and s.submission_text = $4
-			returning s.feedback_text`, id, g.id, claimed, text).Scan(&feedback)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return "", false, gradeFailed // the claim expired and was taken over: record nothing
-		}
+		// The same grade raises the same flags (they depend on the text and the total).
+		err := pgx.BeginFunc(c.ctx, c.s.d.Owner, func(tx pgx.Tx) error {
+			var total float64
+			err := tx.QueryRow(c.ctx, `update case_submissions s set score = o.score, score_value = o.score_value, feedback_text = o.feedback_text,
+				status = 'graded', feedback_at = now(), score_breakdown = o.score_breakdown, grade_prompt_version = o.grade_prompt_version,
+				grade_model = o.grade_model, grade_reference_used = o.grade_reference_used, grade_passes = o.grade_passes,
+				grading_started_at = null, grading_holder = null, ai_failed_at = null
+				from case_submissions o
+				where s.id = $1::uuid and o.id = $2::uuid and s.status = 'grading' and s.grading_started_at = $3 and s.submission_text = $4
+				returning s.feedback_text, coalesce(s.score_value, 0)::float8`, id, g.id, claimed, text).Scan(&feedback, &total)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return gradeFailed // the claim expired and was taken over: record nothing
+			}
+			if err != nil {
+				return err
+			}
+			_, removed := scoreShapedLines(text)
+			return recordFlags(c.ctx, tx, id, gradeFlags(text, removed, int(math.Round(total))))
+		})
 		return feedback, err == nil, err
 	}
 	return "", false, nil

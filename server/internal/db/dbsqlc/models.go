@@ -477,6 +477,7 @@ type CasusMetaAiVerdict struct {
 	Decision      string             `json:"decision"`
 	Justification string             `json:"justification"`
 	CreatedAt     pgtype.Timestamptz `json:"created_at"`
+	Doubt         []byte             `json:"doubt"`
 }
 
 type CasusMetaFeedbackLimit struct {
@@ -805,6 +806,17 @@ type SubmissionAppealAudit struct {
 	Action       string             `json:"action"`
 	Reason       *string            `json:"reason"`
 	CreatedAt    pgtype.Timestamptz `json:"created_at"`
+}
+
+type SubmissionFlag struct {
+	ID           pgtype.UUID        `json:"id"`
+	SubmissionID pgtype.UUID        `json:"submission_id"`
+	Reason       string             `json:"reason"`
+	Evidence     []string           `json:"evidence"`
+	Detail       *string            `json:"detail"`
+	CreatedAt    pgtype.Timestamptz `json:"created_at"`
+	ResolvedBy   pgtype.UUID        `json:"resolved_by"`
+	ResolvedAt   pgtype.Timestamptz `json:"resolved_at"`
 }
 
 type SubmissionProcessSignal struct {

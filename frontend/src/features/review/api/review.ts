@@ -93,8 +93,6 @@ export type AppealRow = {
   student_username: string | null;
   submission_text: string;
   difficulty_rating: number;
-  ai_probability: number | null;
-  ai_decision: string | null;
   ai_justification: string | null;
   chars_typed: number | null;
   chars_pasted: number | null;
@@ -116,5 +114,28 @@ export async function releaseAppeal(id: string) {
 
 export async function confirmBlock(id: string, reason: string) {
   const { error } = await supabase().rpc('appeal_confirm_block', { p_appeal_id: id, p_reason: reason });
+  if (error) throw error;
+}
+
+// Moderator flags (issue 33): submissions the grader graded but flagged for a human, with
+// the quoted evidence. Written by the server only; the RPCs refuse anyone but moderators
+// and admins.
+export type FlagReason = 'authorship_uncertain' | 'score_lines_removed' | 'high_score_short_text' | 'addresses_grader';
+export type Flag = { id: string; reason: FlagReason; evidence: string[]; detail: string | null; created_at: string };
+export type FlaggedRow = Omit<Database['public']['Functions']['flag_queue']['Returns'][number], 'flags' | 'score_value' | 'student_username'> & {
+  score_value: number | null;
+  student_username: string | null;
+  flags: Flag[];
+};
+
+export async function loadFlagged(): Promise<FlaggedRow[]> {
+  const { data, error } = await supabase().rpc('flag_queue');
+  if (error) throw error;
+  return (data ?? []).map((r) => ({ ...r, flags: (Array.isArray(r.flags) ? r.flags : []) as unknown as Flag[] }));
+}
+
+// Resolves the flags the moderator saw (a flag raised meanwhile stays open).
+export async function resolveFlags(ids: string[]) {
+  const { error } = await supabase().rpc('resolve_submission_flags', { p_flag_ids: ids });
   if (error) throw error;
 }

@@ -63,11 +63,8 @@ function AppealDetail({ a, onDone }: { a: AppealRow; onDone: () => void }) {
       <p className="muted">
         Student: {a.student_username ?? 'necunoscut'} · solicitat la {fmtDate(a.requested_at)} · {strictnessLabel(a.difficulty_rating)}
       </p>
-      <h3>Verdictul detectorului</h3>
-      <p>
-        Probabilitate de text generat de AI: {a.ai_probability == null ? '—' : `${Math.round(Number(a.ai_probability))}%`}
-        {a.ai_decision ? ` · decizie ${a.ai_decision}` : ''}
-      </p>
+      {/* The quoted reasons, no percentage: the detector's number is a guess, not a measurement (grader-review-3 §3.3). */}
+      <h3>Motivele verificării AI</h3>
       <blockquote className="justification">{a.ai_justification || 'Fără justificare.'}</blockquote>
       <h3>Semnale de redactare</h3>
       <Signals a={a} />
@@ -123,13 +120,12 @@ export function Appeals() {
           {!rows && !failed && <p className="muted">Se încarcă...</p>}
           {rows && rows.length === 0 && <p className="muted">Nu există cereri de verificare umană.</p>}
           {rows && rows.length > 0 && (
-            <table className="table">
+            <div className="table-wrap"><table className="table card-table">
               <caption className="muted">{countOf(rows.length, 'cerere', 'cereri')} în așteptare, cele mai vechi primele</caption>
               <thead>
                 <tr>
                   <th>Caz</th>
                   <th>Student</th>
-                  <th>Probabilitate AI</th>
                   <th>Solicitat la</th>
                   <th><span className="sr-only">Acțiune</span></th>
                 </tr>
@@ -137,11 +133,10 @@ export function Appeals() {
               <tbody>
                 {rows.map((r) => (
                   <tr key={r.id}>
-                    <td>{r.case_code}</td>
-                    <td>{r.student_username ?? '—'}</td>
-                    <td>{r.ai_probability == null ? '—' : `${Math.round(Number(r.ai_probability))}%`}</td>
-                    <td>{fmtDate(r.requested_at)}</td>
-                    <td>
+                    <td data-label="Caz">{r.case_code}</td>
+                    <td data-label="Student" className="wrap">{r.student_username ?? '—'}</td>
+                    <td data-label="Solicitat la">{fmtDate(r.requested_at)}</td>
+                    <td data-label="Acțiune">
                       <button type="button" aria-label={`Deschide cererea pentru ${r.case_code} de la ${r.student_username ?? 'student'}`} onClick={() => setOpen(r)}>
                         Deschide
                       </button>
@@ -149,7 +144,7 @@ export function Appeals() {
                   </tr>
                 ))}
               </tbody>
-            </table>
+            </table></div>
           )}
         </section>
       )}

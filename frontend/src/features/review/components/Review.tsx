@@ -8,6 +8,7 @@ import { CaseEditor } from '../../../components/case-editor/CaseEditor';
 import { joinMessages, validateDraft, type Draft } from '../../../lib/caseDraft';
 import { checkReference, loadDraft, loadQueue, rejectCase, updateCase, verifyCase, type ArticleCheck, type QueueRow } from '../api/review';
 import { Appeals } from './Appeals';
+import { Flags } from './Flags';
 import { ArrowLeftIcon, CheckIcon, WarningIcon } from '../../../components/ui/icons';
 import { countOf } from '../../../lib/plural';
 
@@ -169,7 +170,7 @@ export default function Review() {
           {!rows && !failed && <Pending />}
           {rows && rows.length === 0 && <p className="muted">Nu există cazuri de verificat.</p>}
           {rows && rows.length > 0 && (
-            <table className="table">
+            <div className="table-wrap"><table className="table card-table">
               <caption className="muted">{countOf(rows.length, 'caz neverificat', 'cazuri neverificate')}, cele mai noi primele</caption>
               <thead>
                 <tr>
@@ -183,21 +184,22 @@ export default function Review() {
               <tbody>
                 {rows.map((r) => (
                   <tr key={r.id}>
-                    <td>{r.case_code}</td>
-                    <td>{r.title}</td>
-                    <td>{r.author_username ?? '—'}</td>
-                    <td>{fmtDate(r.created_at)}</td>
-                    <td>
+                    <td data-label="Cod">{r.case_code}</td>
+                    <td data-label="Titlu" className="wrap">{r.title}</td>
+                    <td data-label="Autor" className="wrap">{r.author_username ?? '—'}</td>
+                    <td data-label="Generat la">{fmtDate(r.created_at)}</td>
+                    <td data-label="Acțiuni">
                       <button type="button" aria-label={`Deschide ${r.case_code}`} onClick={() => setOpen(r)}>Deschide</button>
                     </td>
                   </tr>
                 ))}
               </tbody>
-            </table>
+            </table></div>
           )}
         </section>
       )}
       {!open && <Appeals />}
+      {!open && <Flags />}
     </main>
   );
 }
