@@ -60,10 +60,11 @@ export type Database = {
         ];
       };
       case_submissions: {
-        Row: { id: string; user_id: string; case_id: string; submission_text: string; difficulty_rating: number; status: string; feedback_text: string | null; score: string | null; score_value: number | null; feedback_at: string | null; submitted_at: string; ai_probability: number | null; ai_decision: string | null; ai_justification: string | null; ai_checked_at: string | null; score_breakdown: Json | null; grade_prompt_version: string | null; grade_model: string | null; grade_reference_used: boolean | null; grading_started_at: string | null; grading_holder: number | null; previous_submission_id: string | null; ai_failed_at: string | null; grade_passes: Json | null; };
-        Insert: { id?: string; user_id?: string; case_id: string; submission_text: string; difficulty_rating?: number; status?: string; feedback_text?: string | null; score?: string | null; score_value?: number | null; feedback_at?: string | null; submitted_at?: string; ai_probability?: number | null; ai_decision?: string | null; ai_justification?: string | null; ai_checked_at?: string | null; score_breakdown?: Json | null; grade_prompt_version?: string | null; grade_model?: string | null; grade_reference_used?: boolean | null; grading_started_at?: string | null; grading_holder?: number | null; previous_submission_id?: string | null; ai_failed_at?: string | null; grade_passes?: Json | null; };
-        Update: { id?: string; user_id?: string; case_id?: string; submission_text?: string; difficulty_rating?: number; status?: string; feedback_text?: string | null; score?: string | null; score_value?: number | null; feedback_at?: string | null; submitted_at?: string; ai_probability?: number | null; ai_decision?: string | null; ai_justification?: string | null; ai_checked_at?: string | null; score_breakdown?: Json | null; grade_prompt_version?: string | null; grade_model?: string | null; grade_reference_used?: boolean | null; grading_started_at?: string | null; grading_holder?: number | null; previous_submission_id?: string | null; ai_failed_at?: string | null; grade_passes?: Json | null; };
+        Row: { id: string; user_id: string; case_id: string; submission_text: string; difficulty_rating: number; status: string; feedback_text: string | null; score: string | null; score_value: number | null; feedback_at: string | null; submitted_at: string; ai_probability: number | null; ai_decision: string | null; ai_justification: string | null; ai_checked_at: string | null; score_breakdown: Json | null; grade_prompt_version: string | null; grade_model: string | null; grade_reference_used: boolean | null; grading_started_at: string | null; grading_holder: number | null; previous_submission_id: string | null; ai_failed_at: string | null; grade_passes: Json | null; assignment_id: string | null; late: boolean; };
+        Insert: { id?: string; user_id?: string; case_id: string; submission_text: string; difficulty_rating?: number; status?: string; feedback_text?: string | null; score?: string | null; score_value?: number | null; feedback_at?: string | null; submitted_at?: string; ai_probability?: number | null; ai_decision?: string | null; ai_justification?: string | null; ai_checked_at?: string | null; score_breakdown?: Json | null; grade_prompt_version?: string | null; grade_model?: string | null; grade_reference_used?: boolean | null; grading_started_at?: string | null; grading_holder?: number | null; previous_submission_id?: string | null; ai_failed_at?: string | null; grade_passes?: Json | null; assignment_id?: string | null; late?: boolean; };
+        Update: { id?: string; user_id?: string; case_id?: string; submission_text?: string; difficulty_rating?: number; status?: string; feedback_text?: string | null; score?: string | null; score_value?: number | null; feedback_at?: string | null; submitted_at?: string; ai_probability?: number | null; ai_decision?: string | null; ai_justification?: string | null; ai_checked_at?: string | null; score_breakdown?: Json | null; grade_prompt_version?: string | null; grade_model?: string | null; grade_reference_used?: boolean | null; grading_started_at?: string | null; grading_holder?: number | null; previous_submission_id?: string | null; ai_failed_at?: string | null; grade_passes?: Json | null; assignment_id?: string | null; late?: boolean; };
         Relationships: [
+          { foreignKeyName: "case_submissions_assignment_id_fkey"; columns: ["assignment_id"]; isOneToOne: false; referencedRelation: "seminar_assignments"; referencedColumns: ["id"] },
           { foreignKeyName: "case_submissions_case_id_fkey"; columns: ["case_id"]; isOneToOne: false; referencedRelation: "cases"; referencedColumns: ["id"] },
           { foreignKeyName: "case_submissions_previous_submission_id_fkey"; columns: ["previous_submission_id"]; isOneToOne: false; referencedRelation: "case_submissions"; referencedColumns: ["id"] },
         ];
@@ -120,10 +121,12 @@ export type Database = {
         ];
       };
       grile_exams: {
-        Row: { id: string; user_id: string; domain: string | null; categories: string[]; level: string | null; started_at: string; duration_seconds: number; deadline: string; finished_at: string | null; question_count: number; correct_count: number | null; results: Json | null; };
-        Insert: { id?: string; user_id: string; domain?: string | null; categories?: string[]; level?: string | null; started_at?: string; duration_seconds: number; deadline: string; finished_at?: string | null; question_count: number; correct_count?: number | null; results?: Json | null; };
-        Update: { id?: string; user_id?: string; domain?: string | null; categories?: string[]; level?: string | null; started_at?: string; duration_seconds?: number; deadline?: string; finished_at?: string | null; question_count?: number; correct_count?: number | null; results?: Json | null; };
-        Relationships: [];
+        Row: { id: string; user_id: string; domain: string | null; categories: string[]; level: string | null; started_at: string; duration_seconds: number; deadline: string; finished_at: string | null; question_count: number; correct_count: number | null; results: Json | null; assignment_id: string | null; late: boolean; };
+        Insert: { id?: string; user_id: string; domain?: string | null; categories?: string[]; level?: string | null; started_at?: string; duration_seconds: number; deadline: string; finished_at?: string | null; question_count: number; correct_count?: number | null; results?: Json | null; assignment_id?: string | null; late?: boolean; };
+        Update: { id?: string; user_id?: string; domain?: string | null; categories?: string[]; level?: string | null; started_at?: string; duration_seconds?: number; deadline?: string; finished_at?: string | null; question_count?: number; correct_count?: number | null; results?: Json | null; assignment_id?: string | null; late?: boolean; };
+        Relationships: [
+          { foreignKeyName: "grile_exams_assignment_id_fkey"; columns: ["assignment_id"]; isOneToOne: false; referencedRelation: "seminar_assignments"; referencedColumns: ["id"] },
+        ];
       };
       grile_questions: {
         Row: { id: string; code: string; domain: string; category_id: string; subcategory: string; level: string; law_as_of: string; statement: string; options: string[]; correct: string[]; explanations: string[]; citations: Json; retired_at: string | null; created_at: string; };
@@ -167,6 +170,72 @@ export type Database = {
         Update: { user_id?: string; question_id?: string; earned_at?: string; };
         Relationships: [
           { foreignKeyName: "leaderboard_grile_points_question_id_fkey"; columns: ["question_id"]; isOneToOne: false; referencedRelation: "grile_questions"; referencedColumns: ["id"] },
+        ];
+      };
+      seminar_assignments: {
+        Row: { id: string; group_id: string; kind: string; title: string; instructions: string; case_id: string | null; grile_question_ids: string[] | null; grile_categories: string[] | null; grile_count: number | null; grile_minutes: number | null; opens_at: string; deadline: string; strictness: number; tutor_allowed: boolean; revisions_allowed: number; late_policy: string; created_by: string | null; created_at: string; };
+        Insert: { id?: string; group_id: string; kind: string; title: string; instructions?: string; case_id?: string | null; grile_question_ids?: string[] | null; grile_categories?: string[] | null; grile_count?: number | null; grile_minutes?: number | null; opens_at?: string; deadline: string; strictness?: number; tutor_allowed?: boolean; revisions_allowed?: number; late_policy?: string; created_by?: string | null; created_at?: string; };
+        Update: { id?: string; group_id?: string; kind?: string; title?: string; instructions?: string; case_id?: string | null; grile_question_ids?: string[] | null; grile_categories?: string[] | null; grile_count?: number | null; grile_minutes?: number | null; opens_at?: string; deadline?: string; strictness?: number; tutor_allowed?: boolean; revisions_allowed?: number; late_policy?: string; created_by?: string | null; created_at?: string; };
+        Relationships: [
+          { foreignKeyName: "seminar_assignments_case_id_fkey"; columns: ["case_id"]; isOneToOne: false; referencedRelation: "cases"; referencedColumns: ["id"] },
+          { foreignKeyName: "seminar_assignments_group_id_fkey"; columns: ["group_id"]; isOneToOne: false; referencedRelation: "seminar_groups"; referencedColumns: ["id"] },
+        ];
+      };
+      seminar_grade_audit: {
+        Row: { id: number; submission_id: string; assignment_id: string; actor_id: string | null; action: string; old_values: Json | null; new_values: Json | null; created_at: string; };
+        Insert: { id?: number; submission_id: string; assignment_id: string; actor_id?: string | null; action: string; old_values?: Json | null; new_values?: Json | null; created_at?: string; };
+        Update: { id?: number; submission_id?: string; assignment_id?: string; actor_id?: string | null; action?: string; old_values?: Json | null; new_values?: Json | null; created_at?: string; };
+        Relationships: [];
+      };
+      seminar_grades: {
+        Row: { submission_id: string; assignment_id: string; student_id: string; source: string; criteria: Json; score: number; ai_score: number | null; comment: string | null; graded_by: string | null; graded_at: string; };
+        Insert: { submission_id: string; assignment_id: string; student_id: string; source: string; criteria: Json; score: number; ai_score?: number | null; comment?: string | null; graded_by?: string | null; graded_at?: string; };
+        Update: { submission_id?: string; assignment_id?: string; student_id?: string; source?: string; criteria?: Json; score?: number; ai_score?: number | null; comment?: string | null; graded_by?: string | null; graded_at?: string; };
+        Relationships: [
+          { foreignKeyName: "seminar_grades_assignment_id_fkey"; columns: ["assignment_id"]; isOneToOne: false; referencedRelation: "seminar_assignments"; referencedColumns: ["id"] },
+          { foreignKeyName: "seminar_grades_submission_id_fkey"; columns: ["submission_id"]; isOneToOne: false; referencedRelation: "case_submissions"; referencedColumns: ["id"] },
+        ];
+      };
+      seminar_groups: {
+        Row: { id: string; name: string; university_code: string; academic_year: string; semester: number; created_by: string | null; created_at: string; };
+        Insert: { id?: string; name: string; university_code: string; academic_year: string; semester: number; created_by?: string | null; created_at?: string; };
+        Update: { id?: string; name?: string; university_code?: string; academic_year?: string; semester?: number; created_by?: string | null; created_at?: string; };
+        Relationships: [
+          { foreignKeyName: "seminar_groups_university_code_fkey"; columns: ["university_code"]; isOneToOne: false; referencedRelation: "universities"; referencedColumns: ["code"] },
+        ];
+      };
+      seminar_join_codes: {
+        Row: { code: string; group_id: string; expires_at: string | null; created_at: string; retired_at: string | null; };
+        Insert: { code: string; group_id: string; expires_at?: string | null; created_at?: string; retired_at?: string | null; };
+        Update: { code?: string; group_id?: string; expires_at?: string | null; created_at?: string; retired_at?: string | null; };
+        Relationships: [
+          { foreignKeyName: "seminar_join_codes_group_id_fkey"; columns: ["group_id"]; isOneToOne: false; referencedRelation: "seminar_groups"; referencedColumns: ["id"] },
+        ];
+      };
+      seminar_members: {
+        Row: { id: string; group_id: string; user_id: string; joined_at: string; left_at: string | null; removed_by: string | null; };
+        Insert: { id?: string; group_id: string; user_id: string; joined_at?: string; left_at?: string | null; removed_by?: string | null; };
+        Update: { id?: string; group_id?: string; user_id?: string; joined_at?: string; left_at?: string | null; removed_by?: string | null; };
+        Relationships: [
+          { foreignKeyName: "seminar_members_group_id_fkey"; columns: ["group_id"]; isOneToOne: false; referencedRelation: "seminar_groups"; referencedColumns: ["id"] },
+        ];
+      };
+      seminar_notifications: {
+        Row: { id: number; user_id: string; kind: string; group_id: string | null; assignment_id: string | null; submission_id: string | null; body: string; created_at: string; read_at: string | null; };
+        Insert: { id?: number; user_id: string; kind: string; group_id?: string | null; assignment_id?: string | null; submission_id?: string | null; body: string; created_at?: string; read_at?: string | null; };
+        Update: { id?: number; user_id?: string; kind?: string; group_id?: string | null; assignment_id?: string | null; submission_id?: string | null; body?: string; created_at?: string; read_at?: string | null; };
+        Relationships: [
+          { foreignKeyName: "seminar_notifications_assignment_id_fkey"; columns: ["assignment_id"]; isOneToOne: false; referencedRelation: "seminar_assignments"; referencedColumns: ["id"] },
+          { foreignKeyName: "seminar_notifications_group_id_fkey"; columns: ["group_id"]; isOneToOne: false; referencedRelation: "seminar_groups"; referencedColumns: ["id"] },
+          { foreignKeyName: "seminar_notifications_submission_id_fkey"; columns: ["submission_id"]; isOneToOne: false; referencedRelation: "case_submissions"; referencedColumns: ["id"] },
+        ];
+      };
+      seminar_staff: {
+        Row: { group_id: string; user_id: string; role: string; added_by: string | null; added_at: string; };
+        Insert: { group_id: string; user_id: string; role: string; added_by?: string | null; added_at?: string; };
+        Update: { group_id?: string; user_id?: string; role?: string; added_by?: string | null; added_at?: string; };
+        Relationships: [
+          { foreignKeyName: "seminar_staff_group_id_fkey"; columns: ["group_id"]; isOneToOne: false; referencedRelation: "seminar_groups"; referencedColumns: ["id"] },
         ];
       };
       submission_appeal_audit: {
@@ -373,6 +442,94 @@ export type Database = {
       search_fold: {
         Args: { t: string; };
         Returns: string;
+      };
+      seminar_add_teacher: {
+        Args: { p_group_id: string; p_username: string; };
+        Returns: Database['public']['Tables']['seminar_staff']['Row'];
+      };
+      seminar_assignment_stats: {
+        Args: { p_assignment_id: string; };
+        Returns: Json;
+      };
+      seminar_confirm_grade: {
+        Args: { p_submission_id: string; p_comment?: string; };
+        Returns: Database['public']['Tables']['seminar_grades']['Row'];
+      };
+      seminar_create_assignment: {
+        Args: { p_group_id: string; p_kind: string; p_deadline: string; p_title?: string; p_case_id?: string; p_opens_at?: string; p_instructions?: string; p_strictness?: number; p_tutor_allowed?: boolean; p_revisions_allowed?: number; p_late_policy?: string; p_grile_question_ids?: string[]; p_grile_categories?: string[]; p_grile_count?: number; p_grile_minutes?: number; };
+        Returns: Database['public']['Tables']['seminar_assignments']['Row'];
+      };
+      seminar_create_group: {
+        Args: { p_name: string; p_university_code: string; p_academic_year: string; p_semester: number; p_code_expires_at?: string; };
+        Returns: Database['public']['Tables']['seminar_groups']['Row'];
+      };
+      seminar_gradebook: {
+        Args: { p_group_id: string; };
+        Returns: { student_id: string; username: string; name: string; active: boolean; assignment_id: string; assignment_title: string; kind: string; deadline: string; state: string; submission_id: string; exam_id: string; submitted_at: string; late: boolean; ai_score: number; grade: number; grade_source: string; attempts: number; }[];
+      };
+      seminar_grile_start: {
+        Args: { p_assignment_id: string; };
+        Returns: Database['public']['Tables']['grile_exams']['Row'];
+      };
+      seminar_is_member: {
+        Args: { p_group_id: string; };
+        Returns: boolean;
+      };
+      seminar_is_staff: {
+        Args: { p_group_id: string; };
+        Returns: boolean;
+      };
+      seminar_join: {
+        Args: { p_code: string; };
+        Returns: Database['public']['Tables']['seminar_members']['Row'][];
+      };
+      seminar_leave: {
+        Args: { p_group_id: string; };
+        Returns: undefined;
+      };
+      seminar_my_assignments: {
+        Args: { [_ in never]: never };
+        Returns: { assignment_id: string; group_id: string; group_name: string; kind: string; title: string; instructions: string; case_id: string; case_code: string; case_title: string; opens_at: string; deadline: string; strictness: number; tutor_allowed: boolean; revisions_allowed: number; late_policy: string; grile_count: number; grile_minutes: number; attempts_used: number; submission_id: string; exam_id: string; submitted_at: string; late: boolean; state: string; ai_score: number; grade: number; grade_source: string; grade_comment: string; graded_at: string; can_submit: boolean; }[];
+      };
+      seminar_notifications_sync: {
+        Args: { [_ in never]: never };
+        Returns: number;
+      };
+      seminar_people: {
+        Args: { p_group_id: string; };
+        Returns: { user_id: string; username: string; name: string; kind: string; joined_at: string; left_at: string; removed: boolean; }[];
+      };
+      seminar_preview: {
+        Args: { p_code: string; };
+        Returns: { group_id: string; name: string; university_code: string; university_name: string; academic_year: string; semester: number; staff: Json; already_member: boolean; is_staff: boolean; }[];
+      };
+      seminar_remove_member: {
+        Args: { p_group_id: string; p_user_id: string; };
+        Returns: undefined;
+      };
+      seminar_remove_teacher: {
+        Args: { p_group_id: string; p_user_id: string; };
+        Returns: undefined;
+      };
+      seminar_rotate_code: {
+        Args: { p_group_id: string; p_expires_at?: string; };
+        Returns: Database['public']['Tables']['seminar_join_codes']['Row'];
+      };
+      seminar_set_grade: {
+        Args: { p_submission_id: string; p_criteria: Json; p_comment?: string; };
+        Returns: Database['public']['Tables']['seminar_grades']['Row'];
+      };
+      seminar_staff_sees: {
+        Args: { p_assignment_id: string; p_student: string; p_at: string; };
+        Returns: boolean;
+      };
+      seminar_submission_context: {
+        Args: { p_submission_id: string; };
+        Returns: { submission_id: string; assignment_id: string; student_id: string; username: string; name: string; tutor_rounds_used: number; attempt: number; attempts_allowed: number; }[];
+      };
+      seminar_tutor_allowed: {
+        Args: { p_case_id: string; };
+        Returns: boolean;
       };
       set_case_model_answer: {
         Args: { p_case_id: string; p_model_answer: string; };
