@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { useUserId } from '../../../lib/auth/store';
 import { stripCasePrefix } from '../../../lib/validation';
 import { ArrowRightIcon, BookIcon, ChartIcon, PlayIcon } from '../../../components/ui/icons';
@@ -7,7 +7,7 @@ import type { TreeData } from './CaseTree';
 
 // The dashboard before a case is picked: the spec's "Selectează un caz", then where to go
 // next — the case last worked on, a first easy case, and the progress per domain.
-export function Welcome({ tree, onPick }: { tree: TreeData | null; onPick: (c: CaseRow) => void }) {
+export function Welcome({ tree, onPick, teme }: { tree: TreeData | null; onPick: (c: CaseRow) => void; teme?: ReactNode }) {
   const userId = useUserId();
   const [work, setWork] = useState<{ completed: Set<string>; lastCase: string | null } | null>(null);
   useEffect(() => {
@@ -38,6 +38,7 @@ export function Welcome({ tree, onPick }: { tree: TreeData | null; onPick: (c: C
         <p className="empty">Selectează un caz</p>
         <p className="lead">din lista din stânga sau începe cu una dintre sugestiile de mai jos.</p>
       </div>
+      {teme}
       <div className="welcome-grid">
         {last && (
           <article className="card">

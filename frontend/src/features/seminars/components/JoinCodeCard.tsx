@@ -10,7 +10,8 @@ export function JoinCodeCard({ groupId, code, onChange }: { groupId: string; cod
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const link = code ? `${window.location.origin}/join/${code.code}` : '';
-  const expired = code?.expires_at ? Date.parse(code.expires_at) < Date.now() : false;
+  const [now] = useState(() => Date.now());
+  const expired = code?.expires_at ? Date.parse(code.expires_at) < now : false;
   const rotate = async () => {
     setBusy(true);
     setError(null);

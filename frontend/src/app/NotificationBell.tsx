@@ -1,0 +1,31 @@
+import { useEffect, useState } from 'react';
+import { Link, useLocation } from 'react-router-dom';
+import { BellIcon } from '../components/ui/icons';
+import { unreadCount } from '../features/seminars/api/unread';
+import { countOf } from '../lib/plural';
+
+// The header's bell: the seminar notices not read yet, counted again on every page change
+// and when the window comes back into focus. It opens no realtime channel, so a page that
+// needs none (the empty dashboard) does not load the realtime client for it; the
+// notifications page itself is live.
+export function NotificationBell() {
+  const { pathname } = useLocation();
+  const [n, setN] = useState(0);
+  useEffect(() => {
+    let live = true;
+    const count = () => unreadCount().then((c) => live && setN(c), () => {});
+    void count();
+    window.addEventListener('focus', count);
+    return () => {
+      live = false;
+      window.removeEventListener('focus', count);
+    };
+  }, [pathname]);
+  const label = n === 0 ? 'Notificări' : `Notificări: ${countOf(n, 'necitită', 'necitite')}`;
+  return (
+    <Link to="/notificari" className="bell" aria-label={label} title={label} data-testid="bell">
+      <BellIcon />
+      {n > 0 && <span className="bell-count" aria-hidden>{n > 99 ? '99+' : n}</span>}
+    </Link>
+  );
+}
