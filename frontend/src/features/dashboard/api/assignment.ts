@@ -31,12 +31,6 @@ export async function staffCriteria(submissionId: string): Promise<StaffCriterio
   return ((data?.criteria as StaffCriterion[] | null) ?? []).filter((c) => c.score !== c.ai_score || !!c.comment);
 }
 
-// Whether the tutor may be used on this case (an assignment may forbid it).
-export async function tutorAllowed(caseId: string): Promise<boolean> {
-  const { data, error } = await supabase().rpc('seminar_tutor_allowed', { p_case_id: caseId });
-  return error ? true : data !== false;
-}
-
 // The work and its grades landing: the grade of record the moment the assistant sets it.
 export function watchAssignmentWork(userId: string, caseId: string, onChange: () => void): () => void {
   return watchTables(

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { tutorAllowed } from '../api/assignment';
+import { tutorAllowed } from '../api/tutorPolicy';
 
 // False while a seminar assignment on the case forbids the tutor to the student.
 export function useTutorAllowed(caseId: string | null): boolean {

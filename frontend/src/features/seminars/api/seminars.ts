@@ -16,12 +16,6 @@ export type Assignment = Tables['seminar_assignments']['Row'];
 export type University = Pick<Tables['universities']['Row'], 'code' | 'name'>;
 export type Person = Omit<Fns['seminar_people']['Returns'][number], 'kind' | 'left_at'> & { kind: 'owner' | 'teacher' | 'member'; left_at: string | null };
 export type Preview = Omit<Fns['seminar_preview']['Returns'][number], 'staff'> & { staff: { username: string; name: string; role: string }[] };
-// The generated function rows mark no column nullable; these are null until work or a grade exists.
-type Nullable<T, K extends keyof T> = Omit<T, K> & { [P in K]: T[P] | null };
-export type MyAssignment = Nullable<
-  Fns['seminar_my_assignments']['Returns'][number],
-  'case_id' | 'case_code' | 'case_title' | 'submission_id' | 'exam_id' | 'submitted_at' | 'ai_score' | 'grade' | 'grade_source' | 'grade_comment' | 'graded_at' | 'grile_count' | 'grile_minutes'
->;
 export type Notification = Pick<Tables['seminar_notifications']['Row'], 'id' | 'kind' | 'body' | 'created_at' | 'read_at' | 'group_id' | 'assignment_id' | 'submission_id'>;
 export type Stats = {
   members: number;
@@ -241,10 +235,6 @@ export async function setGrade(submissionId: string, criteria: { id: string; sco
 }
 
 // The student's side ------------------------------------------------------------------------
-
-export async function fetchMyAssignments(): Promise<MyAssignment[]> {
-  return check(await supabase().rpc('seminar_my_assignments')) as MyAssignment[];
-}
 
 // The student's grades and work landing (on this tab or another device).
 export function watchMyWork(userId: string, onChange: () => void): () => void {

@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Link } from 'react-router-dom';
-import { fetchMyAssignments, type MyAssignment } from '../api/seminars';
+import type { MyAssignment } from '../api/teme';
 import { buckets, workLine, type Bucket } from '../utils/teme';
 import { fmtWhen } from '../utils/time';
 import { strictnessLabel } from '../../../lib/score';
@@ -8,23 +8,12 @@ import '../seminars.css';
 
 const TITLES: Record<Bucket, string> = { due_soon: 'Termen apropiat', open: 'Deschise', finished: 'Încheiate' };
 
-// The dashboard's "Teme": the student's seminar assignments, due soon first; a case opens on
-// the dashboard (onOpenCase), where the assignment's settings apply. Nothing is shown to a
-// student in no group.
-export default function TemeSection({ onOpenCase }: { onOpenCase: (caseId: string) => void }) {
-  const [list, setList] = useState<MyAssignment[] | null>(null);
+// The dashboard's "Teme": the student's seminar assignments (read by the route, api/teme),
+// due soon first; a case opens on the dashboard (onOpenCase), where the assignment's
+// settings apply.
+export default function TemeSection({ list, onOpenCase }: { list: MyAssignment[]; onOpenCase: (caseId: string) => void }) {
   const [now] = useState(() => Date.now());
-  useEffect(() => {
-    let live = true;
-    fetchMyAssignments().then(
-      (l) => live && setList(l),
-      () => live && setList([]),
-    );
-    return () => {
-      live = false;
-    };
-  }, []);
-  if (!list || list.length === 0) return null;
+  if (list.length === 0) return null;
   const b = buckets(list, now);
   return (
     <section className="card teme" aria-labelledby="teme-title" data-testid="teme">

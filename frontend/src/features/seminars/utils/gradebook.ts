@@ -1,7 +1,8 @@
 // The staff table (students × assignments) from seminar_gradebook's rows, and what each
 // cell says. Pure, so the screen, the CSV export and the tests share one reading.
+import { STATE_LABEL, fmtNum, type WorkState } from './labels';
 
-export type WorkState = 'not_started' | 'in_progress' | 'submitted' | 'ai_graded' | 'confirmed' | 'scored';
+export { STATE_LABEL, fmtNum, type WorkState };
 
 export type GradebookRow = {
   student_id: string;
@@ -22,22 +23,6 @@ export type GradebookRow = {
   grade_source: 'ai_confirmed' | 'staff' | 'grile' | null;
   attempts: number;
 };
-
-export const STATE_LABEL: Record<WorkState, string> = {
-  not_started: 'Neînceput',
-  in_progress: 'În lucru',
-  submitted: 'Predat',
-  ai_graded: 'Notat de AI',
-  confirmed: 'Confirmat',
-  scored: 'Rezolvat',
-};
-
-// 7.5 → "7,5", 78 → "78" (a decimal comma, as Romanian Excel reads numbers).
-export function fmtNum(n: number | string | null | undefined): string {
-  if (n == null || n === '') return '';
-  const v = Math.round(Number(n) * 100) / 100;
-  return Number.isFinite(v) ? String(v).replace('.', ',') : '';
-}
 
 // The score a cell shows: the grade of record, else the AI's.
 export function cellScore(r: GradebookRow): number | null {

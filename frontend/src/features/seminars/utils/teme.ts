@@ -1,5 +1,5 @@
-import type { MyAssignment } from '../api/seminars';
-import { STATE_LABEL, fmtNum, type WorkState } from './gradebook';
+import type { MyAssignment } from '../api/teme';
+import { STATE_LABEL, fmtNum, type WorkState } from './labels';
 
 const DAY = 24 * 60 * 60 * 1000;
 const DONE: WorkState[] = ['submitted', 'ai_graded', 'confirmed', 'scored'];
