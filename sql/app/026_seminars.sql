@@ -1,7 +1,7 @@
 -- Seminars (issue 30): teaching staff (moderators) run groups, set spețe and grile as
 -- assignments, follow their members' work and grade it; the AI grade is kept, the staff's
--- grade is the grade of record. The contract the screens build on is SEMINARS.md
--- (docs/SEMINARS.md); the rules live here:
+-- grade is the grade of record. The contract the screens build on is docs/SEMINARS.md;
+-- the rules live here:
 --
 --   * staff (the owner and co-teachers of a group) see a member's work only when it is
 --     linked to one of the group's assignments and was submitted while the student was a

@@ -43,6 +43,9 @@ func (c *call) tutor(caseID string, msgs []message) error {
 	if err != nil {
 		return err
 	}
+	if err := c.s.seminarAllowsTutor(c.ctx, c.uid, caseID); err != nil {
+		return err
+	}
 	// The round is claimed before the model call, under a per-user-and-case lock, so
 	// concurrent questions cannot all slip in as the 4th; a failed call gives it back.
 	history, turnID, err := c.s.claimRound(c.ctx, c.uid, caseID, question)
@@ -185,4 +188,17 @@ func readCase(ctx context.Context, q querier, id string) (prompts.Case, error) {
 		c.ArticleTexts = append(c.ArticleTexts, a)
 	}
 	return c, nil
+}
+
+// seminarAllowsTutor refuses the tutor while a seminar assignment on the case, set
+// without it, can still take this student's work (sql/app 026).
+func (s *Server) seminarAllowsTutor(ctx context.Context, uid, caseID string) error {
+	var allowed bool
+	if err := s.d.Owner.QueryRow(ctx, `select public.seminar_tutor_allowed_for($1::uuid, $2::uuid)`, uid, caseID).Scan(&allowed); err != nil {
+		return err
+	}
+	if !allowed {
+		return &apiError{403, "permission_error", "Asistentul a stabilit că tema de seminar pe acest caz se rezolvă fără tutore."}
+	}
+	return nil
 }

@@ -22,6 +22,7 @@ import (
 	"casus/server/internal/httpx"
 	"casus/server/internal/postgrest"
 	"casus/server/internal/realtime"
+	"casus/server/internal/seminar"
 	"casus/server/internal/web"
 )
 
@@ -98,6 +99,7 @@ func Handler(ctx context.Context, d deps.Deps) (http.Handler, func(), error) {
 		builders = append(builders,
 			func(ctx context.Context, d deps.Deps) (service, error) { return aigw.New(ctx, d) },
 			func(ctx context.Context, d deps.Deps) (service, error) { return web.New(ctx, d) },
+			func(ctx context.Context, d deps.Deps) (service, error) { return seminar.New(ctx, d) },
 		)
 	}
 	for _, build := range builders {

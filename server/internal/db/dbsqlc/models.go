@@ -353,6 +353,8 @@ type CaseSubmission struct {
 	PreviousSubmissionID pgtype.UUID        `json:"previous_submission_id"`
 	AiFailedAt           pgtype.Timestamptz `json:"ai_failed_at"`
 	GradePasses          []byte             `json:"grade_passes"`
+	AssignmentID         pgtype.UUID        `json:"assignment_id"`
+	Late                 bool               `json:"late"`
 }
 
 type CasusMetaAiUsage struct {
@@ -401,6 +403,11 @@ type CasusMetaSeedState struct {
 	Key         string             `json:"key"`
 	ContentHash string             `json:"content_hash"`
 	LoadedAt    pgtype.Timestamptz `json:"loaded_at"`
+}
+
+type CasusMetaSeminarCodeMiss struct {
+	UserID   pgtype.UUID        `json:"user_id"`
+	MissedAt pgtype.Timestamptz `json:"missed_at"`
 }
 
 type CasusMetaTutorTurn struct {
@@ -489,6 +496,8 @@ type GrileExam struct {
 	QuestionCount   int32              `json:"question_count"`
 	CorrectCount    *int32             `json:"correct_count"`
 	Results         []byte             `json:"results"`
+	AssignmentID    pgtype.UUID        `json:"assignment_id"`
+	Late            bool               `json:"late"`
 }
 
 type GrileExamAnswer struct {
@@ -579,6 +588,98 @@ type RealtimeMessage struct {
 	InsertedAt    pgtype.Timestamp `json:"inserted_at"`
 	ID            pgtype.UUID      `json:"id"`
 	BinaryPayload []byte           `json:"binary_payload"`
+}
+
+type SeminarAssignment struct {
+	ID               pgtype.UUID        `json:"id"`
+	GroupID          pgtype.UUID        `json:"group_id"`
+	Kind             string             `json:"kind"`
+	Title            string             `json:"title"`
+	Instructions     string             `json:"instructions"`
+	CaseID           pgtype.UUID        `json:"case_id"`
+	GrileQuestionIds []pgtype.UUID      `json:"grile_question_ids"`
+	GrileCategories  []string           `json:"grile_categories"`
+	GrileCount       *int32             `json:"grile_count"`
+	GrileMinutes     *int32             `json:"grile_minutes"`
+	OpensAt          pgtype.Timestamptz `json:"opens_at"`
+	Deadline         pgtype.Timestamptz `json:"deadline"`
+	Strictness       int32              `json:"strictness"`
+	TutorAllowed     bool               `json:"tutor_allowed"`
+	RevisionsAllowed int32              `json:"revisions_allowed"`
+	LatePolicy       string             `json:"late_policy"`
+	CreatedBy        pgtype.UUID        `json:"created_by"`
+	CreatedAt        pgtype.Timestamptz `json:"created_at"`
+}
+
+type SeminarGrade struct {
+	SubmissionID pgtype.UUID        `json:"submission_id"`
+	AssignmentID pgtype.UUID        `json:"assignment_id"`
+	StudentID    pgtype.UUID        `json:"student_id"`
+	Source       string             `json:"source"`
+	Criteria     []byte             `json:"criteria"`
+	Score        pgtype.Numeric     `json:"score"`
+	AiScore      pgtype.Numeric     `json:"ai_score"`
+	Comment      *string            `json:"comment"`
+	GradedBy     pgtype.UUID        `json:"graded_by"`
+	GradedAt     pgtype.Timestamptz `json:"graded_at"`
+}
+
+type SeminarGradeAudit struct {
+	ID           int64              `json:"id"`
+	SubmissionID pgtype.UUID        `json:"submission_id"`
+	AssignmentID pgtype.UUID        `json:"assignment_id"`
+	ActorID      pgtype.UUID        `json:"actor_id"`
+	Action       string             `json:"action"`
+	OldValues    []byte             `json:"old_values"`
+	NewValues    []byte             `json:"new_values"`
+	CreatedAt    pgtype.Timestamptz `json:"created_at"`
+}
+
+type SeminarGroup struct {
+	ID             pgtype.UUID        `json:"id"`
+	Name           string             `json:"name"`
+	UniversityCode string             `json:"university_code"`
+	AcademicYear   string             `json:"academic_year"`
+	Semester       int16              `json:"semester"`
+	CreatedBy      pgtype.UUID        `json:"created_by"`
+	CreatedAt      pgtype.Timestamptz `json:"created_at"`
+}
+
+type SeminarJoinCode struct {
+	Code      string             `json:"code"`
+	GroupID   pgtype.UUID        `json:"group_id"`
+	ExpiresAt pgtype.Timestamptz `json:"expires_at"`
+	CreatedAt pgtype.Timestamptz `json:"created_at"`
+	RetiredAt pgtype.Timestamptz `json:"retired_at"`
+}
+
+type SeminarMember struct {
+	ID        pgtype.UUID        `json:"id"`
+	GroupID   pgtype.UUID        `json:"group_id"`
+	UserID    pgtype.UUID        `json:"user_id"`
+	JoinedAt  pgtype.Timestamptz `json:"joined_at"`
+	LeftAt    pgtype.Timestamptz `json:"left_at"`
+	RemovedBy pgtype.UUID        `json:"removed_by"`
+}
+
+type SeminarNotification struct {
+	ID           int64              `json:"id"`
+	UserID       pgtype.UUID        `json:"user_id"`
+	Kind         string             `json:"kind"`
+	GroupID      pgtype.UUID        `json:"group_id"`
+	AssignmentID pgtype.UUID        `json:"assignment_id"`
+	SubmissionID pgtype.UUID        `json:"submission_id"`
+	Body         string             `json:"body"`
+	CreatedAt    pgtype.Timestamptz `json:"created_at"`
+	ReadAt       pgtype.Timestamptz `json:"read_at"`
+}
+
+type SeminarStaff struct {
+	GroupID pgtype.UUID        `json:"group_id"`
+	UserID  pgtype.UUID        `json:"user_id"`
+	Role    string             `json:"role"`
+	AddedBy pgtype.UUID        `json:"added_by"`
+	AddedAt pgtype.Timestamptz `json:"added_at"`
 }
 
 type SubmissionAppeal struct {
