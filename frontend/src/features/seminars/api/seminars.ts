@@ -114,8 +114,12 @@ export async function previewCode(code: string): Promise<Preview | null> {
   return one(check(await supabase().rpc('seminar_preview', { p_code: code }))) as Preview | null;
 }
 
+export const UNKNOWN_CODE = 'Codul nu există. Verifică-l sau cere-i asistentului codul grupei.';
+
+// No row back: the code does not exist.
 export async function joinGroup(code: string): Promise<void> {
-  check(await supabase().rpc('seminar_join', { p_code: code }));
+  const rows = check(await supabase().rpc('seminar_join', { p_code: code }));
+  if (!rows?.length) throw new SeminarError(UNKNOWN_CODE, 'seminar_code_unknown', null);
 }
 
 export async function leaveGroup(groupId: string): Promise<void> {

@@ -17,7 +17,7 @@ export function AssignmentsCard({ groupId, assignments, onCreated }: { groupId: 
             <strong>{a.title}</strong> <span className="badge">{a.kind === 'case' ? 'Speță' : 'Grile'}</span>
             <div className="muted assignment-facts">
               Deschisă de la {fmtWhen(a.opens_at)} · termen {fmtWhen(a.deadline)} · {a.kind === 'case' ? strictnessLabel(a.strictness) : `${a.grile_minutes} minute`}
-              {a.kind === 'case' && ` · tutore ${a.tutor_allowed ? 'permis' : 'interzis'}`} · {a.revisions_allowed === 0 ? 'fără revizuiri' : `${a.revisions_allowed} revizuiri`} ·{' '}
+              {a.kind === 'case' && ` · tutore ${a.tutor_allowed ? 'permis' : 'interzis'}`} · {a.revisions_allowed === 0 ? 'fără revizuiri' : a.revisions_allowed === 1 ? 'o revizuire' : `${a.revisions_allowed} revizuiri`} ·{' '}
               {a.late_policy === 'accept' ? 'întârzierile se primesc și se marchează' : 'întârzierile nu se primesc'}
             </div>
             <details className="stats-details">

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { toast } from '../../../components/ui/toast';
-import { joinGroup, previewCode, SeminarError, type Preview } from '../api/seminars';
+import { joinGroup, previewCode, SeminarError, UNKNOWN_CODE, type Preview } from '../api/seminars';
 import '../seminars.css';
 
 // What joining means, shown before the student agrees (issue 30, verbatim).
@@ -19,7 +19,7 @@ export default function JoinPage() {
   useEffect(() => {
     let live = true;
     previewCode(code.trim().toUpperCase())
-      .then((g) => live && setLoad(g ? { state: 'ready', group: g } : { state: 'error', message: 'Codul nu există. Verifică-l sau cere-i asistentului codul grupei.' }))
+      .then((g) => live && setLoad(g ? { state: 'ready', group: g } : { state: 'error', message: UNKNOWN_CODE }))
       .catch((e: Error) => live && setLoad({ state: 'error', message: e.message }));
     return () => {
       live = false;
@@ -67,7 +67,7 @@ export default function JoinPage() {
                 <p className="muted">Poți părăsi grupa oricând din pagina Grupele mele; ce ai predat înainte rămâne la asistent.</p>
                 {error && <p className="error" role="alert">{error}</p>}
                 <div className="row">
-                  <Link className="button secondary" to="/dashboard">Renunță</Link>
+                  <Link className="cancel-link" to="/dashboard">Renunță</Link>
                   <button type="button" className="primary" disabled={busy} onClick={join}>Intră în grupă</button>
                 </div>
               </>
