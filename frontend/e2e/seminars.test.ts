@@ -131,12 +131,22 @@ test('seminar: group, assignment, two students by link (on time, late), live tab
 
   const c1 = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const p1 = await login(c1, s1.email, s1.password);
+  // The second student opens the link signed out, on a phone: signing in leads back to it.
   const c2 = await browser.newContext({ viewport: { width: 390, height: 844 } });
-  const p2 = await login(c2, s2.email, s2.password);
+  c2.setDefaultTimeout(60_000);
+  const p2 = await c2.newPage();
+  await step(p2, 'seminar-link-signed-out', async () => {
+    await p2.goto(link);
+    await p2.waitForURL('**/login');
+    await p2.getByLabel('Email').fill(s2.email);
+    await p2.getByLabel('Parolă').fill(s2.password);
+    await p2.getByRole('button', { name: 'Conectare' }).click();
+    await p2.waitForURL('**/join/*');
+  });
 
   for (const [page, name] of [[p1, 'one'], [p2, 'two']] as const) {
     await step(page, `seminar-join-${name}`, async () => {
-      await page.goto(link);
+      if (page === p1) await page.goto(link);
       await page.getByTestId('join-group-name').getByText('Drept civil, grupa 104 — Țăndărei').waitFor();
       expect(await page.getByTestId('consent').innerText()).toBe('Asistentul grupei va vedea soluțiile, notele și rundele cu tutorele pentru temele acestei grupe.');
       await page.getByRole('button', { name: 'Intră în grupă' }).click();
