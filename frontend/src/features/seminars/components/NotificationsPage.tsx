@@ -24,8 +24,8 @@ export default function NotificationsPage() {
   }, [userId]);
   return (
     <main className="page seminar-page">
-      <section className="card" aria-labelledby="notif-title">
-        <h1 id="notif-title">Notificări</h1>
+      <section className="card">
+        <h1>Notificări</h1>
         {list && list.length === 0 && <p className="muted">Nu ai notificări.</p>}
         <ul className="list notifications">
           {list?.map((n) => (
