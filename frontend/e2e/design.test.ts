@@ -44,11 +44,24 @@ async function seminarFixture(userId: string) {
       admin.from('seminar_join_codes').insert({ code: joinCode, group_id: g.id }),
       member ? admin.from('seminar_members').insert({ group_id: g.id, user_id: member }) : null,
     ])) if (r?.error) throw r.error;
-    const a = await admin.from('seminar_assignments').insert({ group_id: g.id, kind: 'case', title: 'Tema 1: abuzul de drept', case_id: kase!.id, deadline: new Date(Date.now() + 3 * 864e5).toISOString(), strictness: 5, created_by: staff });
+    const a = await admin.from('seminar_assignments').insert({ group_id: g.id, kind: 'case', title: 'Tema 1: abuzul de drept', case_id: kase!.id, deadline: new Date(Date.now() + 3 * 864e5).toISOString(), strictness: 5, created_by: staff }).select('id').single();
     if (a.error) throw a.error;
-    return { id: g.id as string, joinCode };
+    return { id: g.id as string, joinCode, assignment: a.data.id as string };
   };
-  seminar.taught = (await group('Drept civil, grupa 104', userId, owner.id)).id;
+  const taught = await group('Drept civil, grupa 104', userId, owner.id);
+  seminar.taught = taught.id;
+  // The member's graded work, for the submission view and its grade form.
+  const rubric: [string, string, number, number][] = [
+    ['1.1', 'Citirea și înțelegerea enunțului', 4, 5], ['1.2', 'Identificarea elementelor esențiale', 7, 8], ['1.3', 'Ordonarea cronologică', 4, 5],
+    ['1.4', 'Rezumatul faptelor esențiale', 6, 7], ['1.5', 'Calificarea juridică', 8, 10], ['1.6', 'Problema juridică', 4, 5], ['2.1', 'Introducere', 8, 10],
+    ['2.2.1', 'Premisa majoră', 17, 20], ['2.2.2', 'Premisa minoră', 11, 15], ['2.2.3', 'Concluzie', 9, 15],
+  ];
+  const sub = await admin.from('case_submissions').insert({
+    user_id: owner.id, case_id: kase!.id, assignment_id: taught.assignment, submission_text: 'Vecinul a ridicat panourile ca să-l șicaneze pe reclamant: abuz de drept (art. 15 C.civ.).',
+    difficulty_rating: 5, status: 'graded', score: '78/100', score_value: 78, feedback_at: new Date().toISOString(), feedback_text: 'Calificativ: Bine', ai_decision: 'PASSED', ai_probability: 8,
+    score_breakdown: rubric.map(([id, label, score, max]) => ({ id, label, score, max, comment: 'Observație.' })),
+  });
+  if (sub.error) throw sub.error;
   await group('Drept civil, seminarul de joi', owner.id, userId);
   seminar.joinCode = (await group('Drept penal, grupa 201', owner.id, null)).joinCode;
 }
@@ -112,8 +125,16 @@ const PRIVATE: Screen[] = [
     open: async (p) => {
       await p.goto(`${base}/seminar/${seminar.taught}`);
       await heading(p, 'Drept civil, grupa 104', 1);
-      await p.getByRole('row', { name: /Neînceput/ }).waitFor();
+      await p.getByRole('row', { name: /Notat de AI · 78/ }).waitFor();
       await p.locator('[data-testid="gradebook"][data-live="on"]').waitFor();
+    },
+  },
+  {
+    name: 'seminar-submission',
+    open: async (p) => {
+      await p.goto(`${base}/seminar/${seminar.taught}`);
+      await p.getByRole('button', { name: /Notat de AI · 78: deschide lucrarea/ }).click();
+      await p.getByLabel(/Nota ta la 2\.2\.1/).waitFor();
     },
   },
   { name: 'seminar-join', open: async (p) => { await p.goto(`${base}/join/${seminar.joinCode}`); await p.getByTestId('consent').waitFor(); } },

@@ -45,9 +45,9 @@ export default function GroupPage() {
       {g.error && <p className="error" role="alert">{g.error}</p>}
       <JoinCodeCard groupId={groupId} code={g.code} onChange={g.reload} />
       <Gradebook rows={g.gradebook} live={g.live} groupName={g.group.name} onOpen={setOpen} />
+      {open && <SubmissionView key={open} submissionId={open} onClose={() => setOpen(null)} />}
       <AssignmentsCard groupId={groupId} assignments={g.assignments} onCreated={g.reload} />
       <PeopleCard groupId={groupId} people={g.people} isOwner={isOwner} onChange={g.reload} />
-      {open && <SubmissionView submissionId={open} onClose={() => setOpen(null)} />}
     </main>
   );
 }
