@@ -257,3 +257,46 @@ test('seminar: group, assignment, two students by link (on time, late), live tab
 
   for (const c of [mctx, c1, c2]) await c.close();
 }, 300_000);
+
+test('seminar grile: the assignment opens from Teme as a timed exam; the staff table shows it scored', async () => {
+  const [m, s] = await Promise.all([makeModerator(), makeStudent()]);
+  // The assistant's side through the API (the screens are covered above).
+  const { createClient } = await import('@supabase/supabase-js');
+  const as = async (u: { email: string; password: string }) => {
+    const c = createClient(process.env.CASUS_URL!, process.env.ANON_KEY!, { auth: { persistSession: false } });
+    const { error } = await c.auth.signInWithPassword({ email: u.email, password: u.password });
+    if (error) throw error;
+    return c;
+  };
+  const mc = await as(m);
+  const g = await mc.rpc('seminar_create_group', { p_name: 'Grile, grupa 3', p_university_code: 'UB', p_academic_year: '2025-2026', p_semester: 1 });
+  if (g.error) throw g.error;
+  const code = await mc.from('seminar_join_codes').select('code').eq('group_id', g.data.id).is('retired_at', null).single();
+  if (code.error) throw code.error;
+  const a = await mc.rpc('seminar_create_assignment', {
+    p_group_id: g.data.id, p_kind: 'grile', p_title: 'Grile: obligațiile', p_deadline: new Date(Date.now() + 864e5).toISOString(), p_grile_count: 2, p_grile_minutes: 10,
+  });
+  if (a.error) throw a.error;
+  const joined = await (await as(s)).rpc('seminar_join', { p_code: code.data.code });
+  if (joined.error) throw joined.error;
+
+  const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await login(ctx, s.email, s.password);
+  await step(page, 'seminar-grile', async () => {
+    await page.getByTestId('tema').filter({ hasText: 'Grile: obligațiile' }).getByRole('link', { name: 'Deschide grilele' }).click();
+    await page.getByRole('button', { name: 'Începe grilele temei' }).click();
+    await page.getByRole('timer', { name: 'Timp rămas' }).waitFor();
+    for (let i = 0; i < 2; i++) {
+      await page.getByText(`Grila ${i + 1} din 2`).waitFor();
+      await page.getByTestId('option-a').click();
+      if (i < 1) await page.getByRole('button', { name: 'Următoarea', exact: true }).click();
+    }
+    await page.getByRole('button', { name: 'Încheie simularea' }).click();
+    await page.getByRole('button', { name: 'Da, încheie' }).click();
+    await page.getByTestId('exam-score').waitFor();
+  });
+  const book = await mc.rpc('seminar_gradebook', { p_group_id: g.data.id });
+  if (book.error) throw book.error;
+  expect(book.data.map((r: { username: string; state: string; kind: string }) => [r.username, r.kind, r.state])).toEqual([[s.username, 'grile', 'scored']]);
+  await ctx.close();
+}, 180_000);
