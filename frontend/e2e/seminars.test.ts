@@ -221,8 +221,10 @@ test('seminar: group, assignment, two students by link (on time, late), live tab
     // My Progress shows it too, and the notification of the grade.
     await p1.getByRole('link', { name: 'Progress' }).first().click();
     await p1.getByTestId('seminar-outcome').filter({ hasText: 'nota asistentului: 73/100' }).waitFor();
-    await p1.getByTestId('bell').click();
+    await p1.getByRole('link', { name: /^Notificări: \d+ necitit/ }).click();
     await p1.getByTestId('notification').filter({ hasText: 'Notă confirmată' }).waitFor();
+    // Seen, they are read: the bell's count goes.
+    await p1.getByRole('link', { name: 'Notificări', exact: true }).waitFor();
   });
 
   await step(staff, 'seminar-csv', async () => {

@@ -1,13 +1,13 @@
 import { useEffect, useState } from 'react';
 import { Link, useLocation } from 'react-router-dom';
 import { BellIcon } from '../components/ui/icons';
-import { unreadCount } from '../features/seminars/api/unread';
+import { NOTIFICATIONS_READ, unreadCount } from '../features/seminars/api/unread';
 import { countOf } from '../lib/plural';
 
-// The header's bell: the seminar notices not read yet, counted again on every page change
-// and when the window comes back into focus. It opens no realtime channel, so a page that
-// needs none (the empty dashboard) does not load the realtime client for it; the
-// notifications page itself is live.
+// The header's bell: the seminar notices not read yet, counted again on every page change,
+// when the window comes back into focus and when the notifications page marks them read. It
+// opens no realtime channel, so a page that needs none (the empty dashboard) does not load
+// the realtime client for it; the notifications page itself is live.
 export function NotificationBell() {
   const { pathname } = useLocation();
   const [n, setN] = useState(0);
@@ -16,9 +16,11 @@ export function NotificationBell() {
     const count = () => unreadCount().then((c) => live && setN(c), () => {});
     void count();
     window.addEventListener('focus', count);
+    window.addEventListener(NOTIFICATIONS_READ, count);
     return () => {
       live = false;
       window.removeEventListener('focus', count);
+      window.removeEventListener(NOTIFICATIONS_READ, count);
     };
   }, [pathname]);
   const label = n === 0 ? 'Notificări' : `Notificări: ${countOf(n, 'necitită', 'necitite')}`;

@@ -13,3 +13,6 @@ export async function unreadCount(): Promise<number> {
   const { count } = await supabase().from('seminar_notifications').select('id', { count: 'exact', head: true }).is('read_at', null);
   return count ?? 0;
 }
+
+// Sent on window when notifications were marked read, so the bell counts again.
+export const NOTIFICATIONS_READ = 'casus:notifications-read';

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { useUserId } from '../../../lib/auth/store';
 import { fetchNotifications, markAllRead, watchNotifications, type Notification } from '../api/seminars';
+import { NOTIFICATIONS_READ } from '../api/unread';
 import { fmtWhen } from '../utils/time';
 import '../seminars.css';
 
@@ -17,7 +18,8 @@ export default function NotificationsPage() {
     const load = () =>
       fetchNotifications().then((l) => {
         setList(l);
-        void markAllRead(l.filter((n) => !n.read_at).map((n) => n.id));
+        const unread = l.filter((n) => !n.read_at).map((n) => n.id);
+        if (unread.length) void markAllRead(unread).then(() => window.dispatchEvent(new Event(NOTIFICATIONS_READ)));
       }, () => setList([]));
     void load();
     return watchNotifications(userId, () => void load());
