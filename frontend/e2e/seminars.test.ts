@@ -162,7 +162,7 @@ test('seminar: group, assignment, two students by link (on time, late), live tab
     await staff.locator('[data-testid="gradebook"][data-live="on"]').waitFor();
     await staff.getByTestId('member').filter({ hasText: s1.username }).waitFor();
     await staff.getByTestId('member').filter({ hasText: s2.username }).waitFor();
-    const row = staff.getByRole('row', { name: new RegExp(s1.username) });
+    const row = staff.getByRole('row', { name: new RegExp(`@${s1.username}\\b`) });
     await row.getByText('Neînceput').waitFor();
   });
 
@@ -174,7 +174,7 @@ test('seminar: group, assignment, two students by link (on time, late), live tab
   });
 
   await step(staff, 'seminar-table-live-on-time', async () => {
-    const row = staff.getByRole('row', { name: new RegExp(s1.username) });
+    const row = staff.getByRole('row', { name: new RegExp(`@${s1.username}\\b`) });
     await row.getByText('Notat de AI · 78', { exact: true }).waitFor({ timeout: 20_000 });
   });
 
@@ -194,12 +194,12 @@ test('seminar: group, assignment, two students by link (on time, late), live tab
   });
 
   await step(staff, 'seminar-table-live-late', async () => {
-    const row = staff.getByRole('row', { name: new RegExp(s2.username) });
+    const row = staff.getByRole('row', { name: new RegExp(`@${s2.username}\\b`) });
     await row.getByText('Notat de AI · 64 · întârziat', { exact: true }).waitFor({ timeout: 20_000 });
   });
 
   await step(staff, 'seminar-correct', async () => {
-    const row = staff.getByRole('row', { name: new RegExp(s1.username) });
+    const row = staff.getByRole('row', { name: new RegExp(`@${s1.username}\\b`) });
     await row.getByRole('button', { name: /deschide lucrarea/ }).click();
     const view = staff.getByTestId('submission-view');
     await view.getByText('Vecinul a ridicat panourile').waitFor();

@@ -64,7 +64,7 @@ export default function JoinPage() {
             ) : (
               <>
                 <p className="consent callout" data-testid="consent">{CONSENT}.</p>
-                <p className="muted">Poți părăsi grupa oricând din pagina Grupele mele; ce ai predat înainte rămâne la asistent.</p>
+                <p className="muted">Poți părăsi grupa oricând din pagina <Link to="/seminar">Grupele mele</Link>; ce ai predat înainte rămâne la asistent.</p>
                 {error && <p className="error" role="alert">{error}</p>}
                 <div className="row">
                   <Link className="cancel-link" to="/dashboard">Renunță</Link>
