@@ -106,6 +106,18 @@ test('seminar: group, assignment, two students by link (on time, late), live tab
     expect(link).toMatch(/\/join\/[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{8}$/);
   });
 
+  await step(staff, 'seminar-edit-group', async () => {
+    await staff.getByText('Editează grupa').click();
+    const form = staff.getByRole('form', { name: 'Editează grupa' });
+    await form.getByLabel('Numele grupei').fill('G');
+    await form.getByRole('button', { name: 'Salvează grupa' }).click();
+    await form.getByText('Numele grupei trebuie să aibă între 2 și 120 de caractere.').waitFor();
+    await form.getByLabel('Numele grupei').fill('Drept civil, grupa 104 — Țăndărei');
+    await form.getByLabel('Semestrul').selectOption('1');
+    await form.getByRole('button', { name: 'Salvează grupa' }).click();
+    await staff.locator('.seminar-head > p.muted').getByText(/^\d{4}-\d{4} · semestrul 1$/).waitFor();
+  });
+
   await step(staff, 'seminar-create-assignment', async () => {
     await staff.getByText('Temă nouă').click();
     const form = staff.getByRole('form', { name: 'Temă nouă' });

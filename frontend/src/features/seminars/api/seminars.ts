@@ -84,6 +84,12 @@ export async function createGroup(f: GroupFields, codeExpiresAt: string | null):
   );
 }
 
+export async function updateGroup(id: string, f: GroupFields): Promise<Group> {
+  return check(
+    await supabase().rpc('seminar_update_group', { p_group_id: id, p_name: f.name, p_university_code: f.university_code, p_academic_year: f.academic_year, p_semester: f.semester }),
+  );
+}
+
 export async function fetchCurrentCode(groupId: string): Promise<JoinCode | null> {
   return check(await supabase().from('seminar_join_codes').select('*').eq('group_id', groupId).is('retired_at', null).maybeSingle());
 }

@@ -7,6 +7,7 @@ import { Gradebook } from './Gradebook';
 import { AssignmentsCard } from './AssignmentsCard';
 import { PeopleCard } from './PeopleCard';
 import { SubmissionView } from './SubmissionView';
+import { EditGroup } from './EditGroup';
 import { ArrowLeftIcon } from '../../../components/ui/icons';
 import '../seminars.css';
 
@@ -41,6 +42,7 @@ export default function GroupPage() {
         <Link to="/seminar" className="back"><ArrowLeftIcon /> Grupele mele</Link>
         <h1>{g.group.name}</h1>
         <p className="muted">{g.group.academic_year} · semestrul {g.group.semester}</p>
+        <EditGroup key={`${g.group.name}|${g.group.university_code}|${g.group.academic_year}|${g.group.semester}`} group={g.group} onSaved={g.reload} />
       </header>
       {g.error && <p className="error" role="alert">{g.error}</p>}
       <JoinCodeCard groupId={groupId} code={g.code} onChange={g.reload} />
