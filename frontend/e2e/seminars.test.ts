@@ -239,6 +239,17 @@ test('seminar: group, assignment, two students by link (on time, late), live tab
     await p1.getByRole('link', { name: 'Notificări', exact: true }).waitFor();
   });
 
+  await step(staff, 'seminar-confirm', async () => {
+    // The late work: the assistant confirms the AI's grade as it is.
+    const row = staff.getByRole('row', { name: new RegExp(`@${s2.username}\\b`) });
+    await row.getByRole('button', { name: /deschide lucrarea/ }).click();
+    const view = staff.getByTestId('submission-view');
+    await view.getByText('Panourile opace').waitFor();
+    await view.getByRole('button', { name: 'Confirmă nota AI' }).click();
+    await view.getByTestId('grade-of-record').getByText(/^64\/100 · nota AI confirmată/).waitFor();
+    await row.getByText('Confirmat · 64 · întârziat', { exact: true }).waitFor();
+  });
+
   await step(staff, 'seminar-csv', async () => {
     const [download] = await Promise.all([staff.waitForEvent('download'), staff.getByRole('button', { name: 'Exportă CSV' }).click()]);
     expect(download.suggestedFilename()).toBe('catalog-drept-civil-grupa-104-tandarei.csv');
@@ -247,7 +258,7 @@ test('seminar: group, assignment, two students by link (on time, late), live tab
     const lines = new TextDecoder('utf-8').decode(bytes.subarray(3)).split('\r\n');
     expect(lines[0]).toBe('Nume;Utilizator;Membru activ;Tema 1: răspunderea vecinului — ședința a doua – notă;Tema 1: răspunderea vecinului — ședința a doua – stare');
     expect(lines).toContain(`Student ${s1.username};${s1.username};da;73;Confirmat`);
-    expect(lines).toContain(`Student ${s2.username};${s2.username};da;64;Notat de AI, întârziat`);
+    expect(lines).toContain(`Student ${s2.username};${s2.username};da;64;Confirmat, întârziat`);
   });
 
   await step(staff, 'seminar-rotate', async () => {
