@@ -54,7 +54,7 @@ test/setup:
 	@if [ -f $(FRONTEND)/package.json ]; then $(NPM_CI); fi
 
 test/go: ## Go tests against a real PostgreSQL
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 30m ./...
 
 test/fuzz: ## short fuzz runs of the parsers
 	@if [ -x scripts/fuzz.sh ]; then ./scripts/fuzz.sh; fi
@@ -69,8 +69,10 @@ test/contract: build/server ## supabase-js contract tests against a running serv
 test/contract/cluster: build/server ## the contract tests through HAProxy in front of 3 instances on one database
 	@if [ -f $(FRONTEND)/package.json ]; then DB_AGGREGATES_ENABLED=true ./scripts/cluster.sh -n 3 bash -c 'cd $(FRONTEND) && npm run test:contract --silent'; fi
 
+# The core suite is a stock Supabase project: login role `authenticator` (whose pgrst.*
+# settings the fixture sets), a second schema `personal` granted to the API roles only.
 test/core: build/server ## supabase-js against the core alone (CASUS_APP=none) on a fixture schema
-	@if [ -f $(FRONTEND)/package.json ]; then CASUS_APP=none WITH_SERVER_SCHEMAS=lib_extra ./scripts/with-server.sh bash -c 'cd $(FRONTEND) && npm run test:core --silent'; fi
+	@if [ -f $(FRONTEND)/package.json ]; then CASUS_APP=none DB_AUTHENTICATOR=authenticator WITH_SERVER_SCHEMAS=lib_extra,personal ./scripts/with-server.sh bash -c 'cd $(FRONTEND) && npm run test:core --silent'; fi
 
 test/e2e: build ## Playwright + Debian chromium end-to-end tests
 	@if [ -f $(FRONTEND)/package.json ]; then ./scripts/with-server.sh bash -c 'cd $(FRONTEND) && npm run test:e2e --silent'; fi

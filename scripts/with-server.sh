@@ -5,7 +5,9 @@
 #   - the scripted fake AI upstream (`casus fake-ai`) when the binary has it,
 #   - `casus serve --seed` on a free loopback port.
 # The command sees CASUS_URL, ANON_KEY, SERVICE_ROLE_KEY, SMTP_SINK_URL, DATABASE_URL
-# (and FAKE_AI_URL when the fake AI runs). Exits with the command's status.
+# (and FAKE_AI_URL when the fake AI runs). DB_AUTHENTICATOR, when set, names the server's
+# login role (make test/core: `authenticator`, as in every Supabase project; the role is
+# cluster-wide, so it is never dropped here). Exits with the command's status.
 #   scripts/with-server.sh npm --prefix frontend run test:contract
 # WITH_SERVER_CLUSTER=N (2 or more) starts N instances on the one database behind HAProxy
 # (scripts/haproxy-config.sh), and CASUS_URL is the proxy's; CASUS_PIDS lists the
@@ -70,11 +72,23 @@ db_created=1
 
 # WITH_SERVER_SCHEMAS=a,b: extra schemas to expose after public (DB_SCHEMAS), created empty
 # before the server starts (it checks them at start); a fixture then fills them with psql.
+# They are granted as a Supabase project grants an exposed schema: to the API roles only,
+# not to the server's login role (created here when the cluster has never seen them).
 schemas=public
 if [ -n "${WITH_SERVER_SCHEMAS:-}" ]; then
+  psql "$dburl" -q >/dev/null <<'SQL'
+do $$ declare r text; begin
+  foreach r in array array['anon', 'authenticated', 'service_role'] loop
+    begin
+      if not exists (select 1 from pg_roles where rolname = r) then execute format('create role %I nologin noinherit', r); end if;
+    exception when duplicate_object or unique_violation then null;
+    end;
+  end loop;
+end $$;
+SQL
   for s in ${WITH_SERVER_SCHEMAS//,/ }; do
     [[ $s =~ ^[a-z_][a-z0-9_]*$ ]] || { echo "with-server: bad schema name $s" >&2; exit 2; }
-    psql "$dburl" -qc "create schema $s; grant usage on schema $s to public" >/dev/null
+    psql "$dburl" -qc "create schema $s; grant usage on schema $s to anon, authenticated, service_role" >/dev/null
     schemas="$schemas,$s"
   done
 fi

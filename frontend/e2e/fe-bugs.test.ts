@@ -204,7 +204,7 @@ test('bug 11: drafts survive a reload and a misclick; switching asks first', asy
   await step(page, 'fe-bugs-draft-switch', async () => {
     await pickBySearch(page, 'CIV4MDL');
     const dialog = page.getByRole('dialog');
-    await dialog.getByText('Ai un text nesalvat. Renunți la el?').waitFor();
+    await dialog.getByText('Textul tău nu a fost trimis la evaluare. Schimbi cazul?').waitFor();
     // Cancel: still on the case, text kept.
     await dialog.getByRole('button', { name: 'Rămâi la caz' }).click();
     await dialog.waitFor({ state: 'detached' });
@@ -212,7 +212,7 @@ test('bug 11: drafts survive a reload and a misclick; switching asks first', asy
     expect(await solution.inputValue()).toBe(draftA);
     // Confirm: the other case opens with an empty editor.
     await pickBySearch(page, 'CIV4MDL');
-    await page.getByRole('dialog').getByRole('button', { name: 'Renunță și schimbă cazul' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Schimbă cazul', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: CASE_B }).waitFor();
     expect(await solution.inputValue()).toBe('');
     // Back on the first case the draft is offered again (a misclick loses nothing).

@@ -171,6 +171,8 @@ test('generator: five steps, edit, remove a hint, reorder steps, save as Neverif
     await page.getByRole('heading', { name: 'Editează și salvează' }).waitFor({ timeout: 60_000 });
     // No subcategory chosen: the classification call filled it.
     expect(await value(page, 'Subcategorie')).toBe(subcategory);
+    // The saved code names week 3: the same week here, so only the duplicate is refused.
+    await page.getByLabel('Săptămâna', { exact: true }).selectOption({ label: 'Săptămâna 3' });
     await page.getByLabel('Cod caz').fill(' ' + savedCode.toLowerCase() + ' ');
     await page.getByRole('button', { name: 'Salvează cazul' }).click();
     await page.getByText(`Codul cazului "${savedCode}" există deja în baza de date. Te rog alege un alt cod.`).waitFor();
@@ -234,10 +236,14 @@ test('review queue: a moderator checks the articles and verifies; the student se
     // Cited articles resolved to the code's text; an unknown one flagged.
     await page.locator('summary', { hasText: 'Art. 1357' }).waitFor();
     await page.locator('summary', { hasText: 'Art. 1350' }).waitFor();
+    // Past the code's end: refused (walkthrough 3, bug 20); in range but absent: flagged.
     await page.getByLabel('Adaugă articol').fill('99999');
     await page.getByRole('button', { name: 'Adaugă', exact: true }).click();
-    await page.getByText('Articol negăsit în cod: 99999').waitFor();
-    await page.getByRole('button', { name: 'Șterge Art. 99999 C.civ.' }).click();
+    await page.getByText('Codul civil are articolele 1-2664').waitFor();
+    await page.getByLabel('Adaugă articol').fill('1357^9');
+    await page.getByRole('button', { name: 'Adaugă', exact: true }).click();
+    await page.getByText('Articol negăsit în cod: 1357^9').waitFor();
+    await page.getByRole('button', { name: 'Șterge Art. 1357^9 C.civ.' }).click();
     // An edit by the moderator, then verify.
     await page.getByLabel('Titlu', { exact: true }).fill('Câinele scăpat din curte (revizuit)');
     await page.getByRole('button', { name: 'Marchează ca verificat' }).click();

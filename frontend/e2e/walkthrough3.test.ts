@@ -1,7 +1,8 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { admin, base, launch, login, makeStudent, step, unique } from './support';
 import { resetAI, script, until } from './study-support';
+import { DESKTOP, FAILED, gradeOnce, gradeReply, LAPTOP, makeCase, openCase, PASSED, PHONE, student, VERDICT } from './walkthrough3-support';
 
 // Walkthrough 3 (issue 31): its high and medium bugs, each at the size where it was seen.
 
@@ -13,73 +14,10 @@ afterAll(async () => {
   await browser?.close();
 });
 
-const DESKTOP = { width: 1440, height: 900 };
-const LAPTOP = { width: 1366, height: 768 };
-const PHONE = { width: 390, height: 844 };
-
-const PASSED = { text: '{"probability": 8, "decision": "PASSED", "justification": "Ezitări și exemple proprii."}' };
-// A block needs a chat assistant's trace quoted from the student's text (the server checks the quote).
-const FAILED = { text: JSON.stringify({ indicii: [{ tip: 'A', citat: 'fapta proprie, art. 1357' }], decision: 'FAILED', justification: 'Formulă de asistent.' }) };
-const STRENGTHS = 'premisa majoră bine aleasă';
-const VERDICT = `Puncte forte: ${STRENGTHS}`;
-
-// A grade as the grader answers it (JSON, sub-items; the server sums and writes the
-// feedback, ending with the overall verdict): the ten items' scores in rubric order, spread
-// over their sub-items, for a case of one problem. The server grades twice, so the same
-// reply is scripted for both passes.
-function gradeReply(scores: number[]) {
-  const spread = (n: number, maxima: number[]) => maxima.map((m) => { const v = Math.min(n, m); n -= v; return v; });
-  const item = (cod: string, puncte: Record<string, number>, problema?: number) => ({ cod, ...(problema ? { problema } : {}), dovezi: [], motiv: 'observație.', puncte });
-  const [ma, mi, co] = [spread(scores[7], [5, 5, 5, 5]), spread(scores[8], [5, 5, 5]), spread(scores[9], [5, 5, 5])];
-  const intro = spread(scores[6], [3, 4, 3]);
-  const itemi = [
-    ...['1.1', '1.2', '1.3', '1.4', '1.5', '1.6'].map((cod, i) => item(cod, { punctaj: scores[i] })),
-    item('2.1', { fapte: intro[0], calificare: intro[1], probleme: intro[2] }),
-    item('2.2.1', { izvoare: ma[0], relevanta: ma[1], completitudine: ma[2], interpretare: ma[3] }, 1),
-    item('2.2.2', { fapte: mi[0], conectare: mi[1], probe: mi[2] }, 1),
-    item('2.2.3', { logica: co[0], claritate: co[1], completitudine: co[2] }, 1),
-  ];
-  const reply = { text: JSON.stringify({ itemi, puncte_forte: STRENGTHS, de_imbunatatit: 'premisa minoră prea sumară' }) };
-  return [reply, reply];
-}
-
-// A verified civil case of its own (no category: the search opens it).
-async function makeCase(prefix: string, extra: Record<string, unknown> = {}) {
-  const code = unique(prefix).slice(0, 12).toUpperCase();
-  const { error } = await admin.from('cases').insert({ case_code: code, title: `Caz 1: ${prefix} răspunderea vecinului`, domain: 'civil', verified: true, category: null, ...extra });
-  if (error) throw error;
-  return code;
-}
-
-async function openCase(page: Page, code: string, expand = true) {
-  const box = page.getByLabel('Caută cazuri după cod sau titlu');
-  await box.fill(code);
-  await page.getByRole('option', { name: new RegExp(code) }).waitFor();
-  await box.press('Enter');
-  await page.locator('.case header .code', { hasText: code }).waitFor();
-  if (expand) await page.locator('.case details.solve > summary').click();
-}
-
-async function student(size: { width: number; height: number }): Promise<{ ctx: BrowserContext; page: Page; s: Awaited<ReturnType<typeof makeStudent>> }> {
-  const s = await makeStudent();
-  const ctx = await browser.newContext({ viewport: size, colorScheme: 'light' });
-  const page = await login(ctx, s.email, s.password);
-  return { ctx, page, s };
-}
-
-// Grades an answer through the page (the fake AI passes the check, then grades).
-async function gradeOnce(page: Page, code: string) {
-  await openCase(page, code);
-  await page.getByLabel('Soluția ta').fill('Vecinul răspunde delictual: fapta ilicită, prejudiciul, legătura de cauzalitate și vinovăția sunt întrunite (art. 1357 C.civ.).');
-  await script([PASSED, ...gradeReply([4, 6, 4, 5, 8, 4, 8, 15, 10, 12])]);
-  await page.getByRole('button', { name: 'Evaluează Soluția' }).click();
-  await page.getByRole('region', { name: 'Evaluare Completă' }).waitFor();
-}
-
 test('bug 1 (high): a success toast is seen in the light theme', async () => {
   await resetAI();
   const code = await makeCase('TST');
-  const { ctx, page } = await student(DESKTOP);
+  const { ctx, page } = await student(browser, DESKTOP);
   await step(page, 'w3-bug1-toast', async () => {
     await gradeOnce(page, code);
     const t = page.locator('.toast.toast-success', { hasText: 'Evaluare completă!' });
@@ -128,7 +66,7 @@ test('bug 2 (high): "Încearcă o speță" is usable on a phone', async () => {
 });
 
 test('bug 3 (medium): the search list scrolls to the option the arrows make active', async () => {
-  const { ctx, page } = await student(LAPTOP);
+  const { ctx, page } = await student(browser, LAPTOP);
   await step(page, 'w3-bug3-search-scroll', async () => {
     const box = page.getByLabel('Caută cazuri după cod sau titlu');
     await box.fill('Caz');
@@ -159,7 +97,7 @@ test('bug 4 (medium): a case with a free-text subcategory is in the tree', async
   const cat = cats.data.find((c) => (c.law_subcategories as unknown[]).length > 0)!;
   const sub = `Altă speță liberă ${unique('')}`;
   const code = await makeCase('SUB', { category: cat.name, subcategory: sub });
-  const { ctx, page } = await student(DESKTOP);
+  const { ctx, page } = await student(browser, DESKTOP);
   await step(page, 'w3-bug4-free-subcategory', async () => {
     const tree = page.locator('.tree');
     await tree.getByRole('button', { name: domain.data.name, exact: true }).click();
@@ -177,7 +115,7 @@ test('bug 4 (medium): a case with a free-text subcategory is in the tree', async
 test('bug 5 (medium): the grader\'s overall verdict is on the result card and in My Progress', async () => {
   await resetAI();
   const code = await makeCase('VRD');
-  const { ctx, page } = await student(DESKTOP);
+  const { ctx, page } = await student(browser, DESKTOP);
   await step(page, 'w3-bug5-verdict', async () => {
     await gradeOnce(page, code);
     const card = page.getByRole('region', { name: 'Evaluare Completă' });
@@ -219,7 +157,7 @@ test('bug 6 (medium): signing up again with a registered address does not show a
 test('bug 7 (medium): coming back to a case under appeal shows the appeal', async () => {
   await resetAI();
   const code = await makeCase('APL');
-  const { ctx, page } = await student(LAPTOP);
+  const { ctx, page } = await student(browser, LAPTOP);
   await step(page, 'w3-bug7-appeal-open', async () => {
     await openCase(page, code);
     await page.getByLabel('Soluția ta').fill('Vecinul răspunde pentru fapta proprie, art. 1357 C.civ.');
@@ -265,7 +203,7 @@ test('bug 8 (medium): a malformed username is called malformed, not taken', asyn
 // Low bugs of the walkthrough.
 
 test('bugs 12, 13, 14 (low): search — Escape on "no results", focus back after ×, a server fault in words', async () => {
-  const { ctx, page } = await student(LAPTOP);
+  const { ctx, page } = await student(browser, LAPTOP);
   await step(page, 'w3-low-search', async () => {
     const box = page.getByLabel('Caută cazuri după cod sau titlu');
     await box.fill('zzzqqq');
@@ -288,7 +226,7 @@ test('bugs 12, 13, 14 (low): search — Escape on "no results", focus back after
 test('bug 36 (low): the text cannot change while it is checked and graded', async () => {
   await resetAI();
   const code = await makeCase('FRZ');
-  const { ctx, page } = await student(DESKTOP);
+  const { ctx, page } = await student(browser, DESKTOP);
   await step(page, 'w3-low-frozen', async () => {
     await openCase(page, code);
     const area = page.getByLabel('Soluția ta');
@@ -334,7 +272,7 @@ test('bug 27 (low): on a phone the new result is not under the sticky toolbar', 
 });
 
 test('bugs 17, 32 (low): the menu says "Setări"; a student with no grade sees "—" as average', async () => {
-  const { ctx, page } = await student(DESKTOP);
+  const { ctx, page } = await student(browser, DESKTOP);
   await step(page, 'w3-low-menu-average', async () => {
     await page.locator('details.account-menu > summary').click();
     await page.locator('details.account-menu .menu').getByRole('link', { name: 'Setări', exact: true }).waitFor();

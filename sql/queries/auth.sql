@@ -170,7 +170,7 @@ delete from auth.flow_state where auth_code = $1 returning *;
 -- columns, so the JSON is written once, by the server; the server orders the (few)
 -- identities, which spares a sort node. factors_json is the user's MFA factors ('' for none).
 select k.n::int as request_index,
-  u.id, u.email, u.email_confirmed_at, u.confirmed_at, u.confirmation_sent_at, u.recovery_sent_at,
+  u.id, u.email, u.email_confirmed_at, u.invited_at, u.confirmed_at, u.confirmation_sent_at, u.recovery_sent_at,
   u.email_change, u.email_change_sent_at, u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data,
   u.created_at, u.updated_at, u.is_anonymous,
   i.id as identity_id, i.provider_id as identity_provider_id, i.identity_data, i.provider as identity_provider,

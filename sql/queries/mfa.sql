@@ -17,7 +17,8 @@ select coalesce(casus_meta.user_factors_json(sqlc.arg(user_id)::uuid)::text, '')
 
 -- name: FactorCreate :exec
 insert into auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at, secret)
-values (sqlc.arg(id), sqlc.arg(user_id), sqlc.arg(friendly_name), 'totp', 'unverified', now(), now(), sqlc.arg(secret));
+values (sqlc.arg(id), sqlc.arg(user_id), sqlc.arg(friendly_name), sqlc.arg(factor_type)::text::auth.factor_type,
+  'unverified', now(), now(), sqlc.narg(secret));
 
 -- name: FactorOwned :one
 select id, user_id, coalesce(friendly_name, '')::text as friendly_name, factor_type::text as factor_type,
@@ -64,7 +65,9 @@ update auth.sessions set aal = sqlc.arg(aal)::text, factor_id = sqlc.narg(factor
 delete from auth.sessions where user_id = $1 and coalesce(aal, 'aal1') < 'aal2';
 
 -- name: FactorsDeleteUnverified :exec
-delete from auth.mfa_factors where user_id = $1 and status = 'unverified' and factor_type = 'totp';
+-- A verified factor drops the user's unverified factors of its type (GoTrue).
+delete from auth.mfa_factors where user_id = sqlc.arg(user_id) and status = 'unverified'
+  and factor_type = sqlc.arg(factor_type)::text::auth.factor_type;
 
 -- name: FactorDelete :exec
 -- Unenrol: the factor goes and the sessions it raised to aal2 fall back to aal1.
@@ -72,7 +75,7 @@ with d as (
   delete from auth.mfa_factors where auth.mfa_factors.id = sqlc.arg(id)::uuid returning auth.mfa_factors.id
 ), a as (
   delete from auth.mfa_amr_claims c using auth.sessions s
-  where c.session_id = s.id and s.factor_id = sqlc.arg(id)::uuid and c.authentication_method = 'totp'
+  where c.session_id = s.id and s.factor_id = sqlc.arg(id)::uuid and c.authentication_method in ('totp', 'mfa/webauthn')
 )
 update auth.sessions set aal = 'aal1', factor_id = null, updated_at = now() where auth.sessions.factor_id = sqlc.arg(id)::uuid;
 

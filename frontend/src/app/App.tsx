@@ -2,10 +2,11 @@ import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'rea
 import { BrowserRouter, Link, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import { authActions, AuthProvider, useAuth, useIsAdmin, useIsModerator, useProfile } from '../lib/auth/store';
 import { Toaster } from '../components/ui/toast';
-import { FeedbackButton } from '../components/feedback/FeedbackDialog';
-import { MfaGate } from '../features/mfa/components/MfaGate';
+import { FeedbackButton } from '../components/feedback/FeedbackButton';
 import { CloseIcon, MenuIcon, ScaleIcon } from '../components/ui/icons';
 import { NotificationBell } from './NotificationBell';
+// Reads a refused mail link's error before any redirect drops the fragment.
+import '../lib/linkError';
 
 // Opening /dashboard directly, its chunk loads while the session is being resolved; when it
 // is there by then, it renders at once (a lazy component would suspend and React holds a
@@ -22,6 +23,8 @@ const LoginPage = lazy(() => import('../features/auth/components/pages').then((m
 const SignupPage = lazy(() => import('../features/auth/components/pages').then((m) => ({ default: m.SignupPage })));
 const ResetPasswordPage = lazy(() => import('../features/auth/components/pages').then((m) => ({ default: m.ResetPasswordPage })));
 const CompleteProfilePage = lazy(() => import('../features/auth/components/CompleteProfile').then((m) => ({ default: m.CompleteProfilePage })));
+// Only admins and moderators pass the second-factor gate: it loads with their pages.
+const MfaGate = lazy(() => import('../features/mfa/components/MfaGate').then((m) => ({ default: m.MfaGate })));
 const Admin = lazy(() => import('../features/admin/components/Admin'));
 const Settings = lazy(() => import('./routes/Settings'));
 const Reporting = lazy(() => import('./routes/Reporting'));

@@ -1,5 +1,6 @@
 import type { MessageCreateParamsNonStreaming, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { aiEnabled, aiModel } from './supabase';
+import type { AiTask } from '../types/rules';
 
 // The AI client is loaded on first use (a dynamic import), keeping the dashboard's initial
 // JavaScript light. Base URL is our server's gateway; the credential is the user's token.
@@ -17,4 +18,9 @@ export { aiEnabled, aiModel };
 // max_tokens; without it the SDK keeps its default timeout.
 export function gatewayBody(messages: MessageParam[]): MessageCreateParamsNonStreaming {
   return { model: aiModel(), messages } as MessageCreateParamsNonStreaming;
+}
+
+// The headers of a gateway call: the task (one of the server's, types/rules.ts) and its context.
+export function taskHeaders(task: AiTask, context: Record<string, string> = {}): Record<string, string> {
+  return { 'X-Casus-Task': task, ...context };
 }

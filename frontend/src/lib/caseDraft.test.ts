@@ -3,6 +3,8 @@ import {
   addArticle,
   articleNumbers,
   caseCode,
+  codeForWeek,
+  codeWeekMessage,
   CASE_CODE_RE,
   codeOfReference,
   difficultyOf,
@@ -184,4 +186,24 @@ describe('model answer of a generated case', () => {
     const d = draftFromGenerated(g, { code: 'CIV1ABC', domain: 'civil', level: 'mediu', week: 1, category: '', subcategory: 'S', articles: [] });
     expect(toPayload(d).model_answer).toBe('Introducere... Concluzie: răspunde.');
   });
+});
+
+test('article numbers the code has, a range in order (walkthrough 3, bug 20)', () => {
+  expect(addArticle([], '49-45', 'civil')).toEqual({ error: 'Intervalul trebuie scris de la articolul mai mic la cel mai mare, de exemplu 45-49' });
+  expect(addArticle([], '45-45', 'civil')).toEqual({ error: 'Intervalul trebuie scris de la articolul mai mic la cel mai mare, de exemplu 45-49' });
+  expect(addArticle([], '0', 'civil')).toEqual({ error: 'Codul civil are articolele 1-2664' });
+  expect(addArticle([], '99999', 'civil')).toEqual({ error: 'Codul civil are articolele 1-2664' });
+  expect(addArticle([], '447', 'penal')).toEqual({ error: 'Codul penal are articolele 1-446' });
+  expect(addArticle([], '157', 'constitutional')).toEqual({ error: 'Constituția are articolele 1-156' });
+  expect('articles' in addArticle([], '2664', 'civil')).toBe(true);
+  expect('articles' in addArticle([], '2029^1 alin. (2)', 'civil')).toBe(true);
+  expect('articles' in addArticle([], '45-49', 'civil')).toBe(true);
+});
+
+test('the code says the week (walkthrough 3, bug 21)', () => {
+  expect(codeForWeek('CIV3ZZQ', 1)).toBe('CIV1ZZQ');
+  expect(codeForWeek('pen12abc', 4)).toBe('PEN4ABC');
+  expect(codeForWeek('LIBER', 4)).toBe('LIBER');
+  expect(codeWeekMessage('CIV3ZZQ', 1)).toBe('Codul cazului trebuie să conțină săptămâna 1 (CIV1…)');
+  expect(codeWeekMessage('CIV1ZZQ', 1)).toBeNull();
 });

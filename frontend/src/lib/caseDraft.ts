@@ -2,13 +2,17 @@
 // case code, the AI reply, the draft's validation and the renumbering of steps and hints.
 // No React, no network: everything here is unit-tested.
 
+import { LAST_ARTICLE } from '../types/rules';
+
 export type GenDomain = 'civil' | 'penal' | 'constitutional';
 export type Difficulty = 'usor' | 'mediu' | 'dificil';
 
-export const DOMAINS: { value: GenDomain; label: string; prefix: string; suffix: string }[] = [
-  { value: 'civil', label: 'Drept Civil', prefix: 'CIV', suffix: 'C.civ.' },
-  { value: 'penal', label: 'Drept Penal', prefix: 'PEN', suffix: 'C.pen.' },
-  { value: 'constitutional', label: 'Drept Constituțional', prefix: 'CON', suffix: 'Const.' },
+// last: the code's last article number (generated from the shipped codes), so a badge never
+// cites one it lacks.
+export const DOMAINS: { value: GenDomain; label: string; prefix: string; suffix: string; code: string; last: number }[] = [
+  { value: 'civil', label: 'Drept Civil', prefix: 'CIV', suffix: 'C.civ.', code: 'Codul civil', last: LAST_ARTICLE.civil },
+  { value: 'penal', label: 'Drept Penal', prefix: 'PEN', suffix: 'C.pen.', code: 'Codul penal', last: LAST_ARTICLE.penal },
+  { value: 'constitutional', label: 'Drept Constituțional', prefix: 'CON', suffix: 'Const.', code: 'Constituția', last: LAST_ARTICLE.constitutional },
 ];
 export const domainInfo = (d: GenDomain) => DOMAINS.find((x) => x.value === d)!;
 
@@ -34,6 +38,8 @@ export const MSG_ARTICLE_EMPTY = 'Introdu numărul articolului';
 export const MSG_ARTICLE_DUPLICATE = 'Acest articol a fost deja adăugat';
 export const MSG_NO_DOMAIN = 'Domeniul nu este selectat';
 export const MSG_ARTICLE_NOT_NUMBER = 'Scrie numărul articolului, de exemplu 1357, 1357 alin. (1), 45-49 sau 1357 lit. a)';
+export const MSG_ARTICLE_RANGE_ORDER = 'Intervalul trebuie scris de la articolul mai mic la cel mai mare, de exemplu 45-49';
+export const msgArticleOutside = (d: GenDomain) => `${domainInfo(d).code} are articolele 1-${domainInfo(d).last}`;
 
 const NUM = String.raw`\d+(?:\^\d+)?`;
 // "1357", "2029^1", "45-49", each optionally followed by "alin. (1)" / "al. 1" and "lit. a)".
@@ -72,6 +78,10 @@ export function addArticle(list: Article[], input: string, domain: GenDomain | n
   if (!number) return { error: MSG_ARTICLE_EMPTY };
   if (!isArticleNumber(number)) return { error: MSG_ARTICLE_NOT_NUMBER };
   if (!domain) return { error: MSG_NO_DOMAIN };
+  // Numbers the code has, a range in order (walkthrough 3, bug 20).
+  const [from, to = from] = number.split(' ')[0].split('-').map((n) => parseInt(n, 10));
+  if (from < 1 || to > domainInfo(domain).last) return { error: msgArticleOutside(domain) };
+  if (to <= from && number.split(' ')[0].includes('-')) return { error: MSG_ARTICLE_RANGE_ORDER };
   if (list.some((a) => a.number.toLowerCase() === number.toLowerCase())) return { error: MSG_ARTICLE_DUPLICATE };
   return { articles: [...list, { number, reference: formatReference(number, domain), domain }] };
 }
@@ -103,6 +113,18 @@ export function caseCode(domain: GenDomain, week: number, random: () => number =
   return `${domainInfo(domain).prefix}${week}${letters}`;
 }
 export const CASE_CODE_RE = /^(CIV|PEN|CON)([1-9]|1[0-2])[A-Z]{3}$/;
+
+// The code and the week say the same week (walkthrough 3, bug 21): another week rewrites a
+// code of the usual form; a code of another form is left as typed.
+const CODE_PARTS = /^(CIV|PEN|CON)(\d+)([A-Z]{3})$/i;
+export function codeForWeek(code: string, week: number): string {
+  const m = CODE_PARTS.exec(code.trim());
+  return m ? `${m[1].toUpperCase()}${week}${m[3].toUpperCase()}` : code;
+}
+export function codeWeekMessage(code: string, week: number): string | null {
+  const m = CODE_PARTS.exec(code.trim());
+  return m && Number(m[2]) !== week ? `Codul cazului trebuie să conțină săptămâna ${week} (${m[1].toUpperCase()}${week}…)` : null;
+}
 
 // The AI's reply.
 export const MSG_PARSE = 'Eroare la parsarea răspunsului AI. Încearcă din nou.';
@@ -253,6 +275,8 @@ export function draftDomain(d: Draft): GenDomain | null {
 export function validateDraft(d: Draft): string[] {
   const out: string[] = [];
   if (!d.case_code.trim()) out.push('Codul cazului este obligatoriu');
+  const weekProblem = codeWeekMessage(d.case_code, d.week_number);
+  if (weekProblem) out.push(weekProblem);
   if (!d.title.trim()) out.push('Titlul este obligatoriu');
   if (!d.legal_problem.trim()) out.push('Problema juridică este obligatorie');
   if (!d.case_description.trim()) out.push('Descrierea cazului este obligatorie');

@@ -1,3 +1,5 @@
+import { SCORE_BANDS } from '../types/rules';
+
 // The spec's validation rules (section 5), in its order and with its messages.
 
 export const MIN_PASSWORD = 6;
@@ -90,13 +92,9 @@ export const SEARCH_MIN = 2;
 export const SEARCH_DEBOUNCE_MS = 300;
 export const shouldSearch = (q: string) => q.trim().length >= SEARCH_MIN;
 
-// Grade bands (section 9).
+// Grade bands (section 9), as the server writes them in the grade (types/rules.ts).
 export function gradeBand(score: number): string {
-  if (score >= 90) return 'Excelent';
-  if (score >= 80) return 'Foarte bine';
-  if (score >= 70) return 'Bine';
-  if (score >= 60) return 'Satisfăcător';
-  return 'Nesatisfăcător';
+  return (SCORE_BANDS.find((b) => score >= b.min) ?? SCORE_BANDS[SCORE_BANDS.length - 1]).name;
 }
 
 export const isCompleted = (scoreValue: number | null | undefined) => (scoreValue ?? 0) > 50;

@@ -290,11 +290,15 @@ export type Database = {
         Relationships: [];
       };
       submissions_with_details: {
-        Row: { id: string | null; user_id: string | null; case_id: string | null; case_code: string | null; case_title: string | null; score: string | null; score_value: number | null; feedback_text: string | null; status: string | null; difficulty_rating: number | null; submitted_at: string | null; feedback_at: string | null; state: string | null; };
+        Row: { id: string | null; user_id: string | null; case_id: string | null; case_code: string | null; case_title: string | null; score: string | null; score_value: number | null; feedback_text: string | null; status: string | null; difficulty_rating: number | null; submitted_at: string | null; feedback_at: string | null; state: string | null; ai_cleared: boolean | null; };
         Relationships: [];
       };
     };
     Functions: {
+      ai_check_cleared: {
+        Args: { p_decision: string; p_probability: number; };
+        Returns: boolean;
+      };
       ai_check_passed: {
         Args: { p_decision: string; p_probability: number; };
         Returns: boolean;

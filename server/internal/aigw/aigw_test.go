@@ -213,7 +213,7 @@ func TestFailedDetectionBlocksGrading(t *testing.T) {
 	e.call(a, map[string]string{"X-Casus-Task": "detect", "X-Casus-Submission": sub}, map[string]any{})
 	var status, feedback string
 	e.srv.Deps.Owner.QueryRow(context.Background(), "select status, feedback_text from case_submissions where id = $1", sub).Scan(&status, &feedback)
-	if status != "submitted" || !strings.Contains(feedback, "85%") || !strings.Contains(feedback, "„Sigur! Iată soluția speței” (formulă de asistent conversațional)") {
+	if status != "submitted" || strings.Contains(feedback, "%") || !strings.Contains(feedback, "„Sigur! Iată soluția speței” (formulă de asistent conversațional)") {
 		t.Fatalf("%s %q", status, feedback)
 	}
 	if st, _ := e.call(a, map[string]string{"X-Casus-Task": "grade", "X-Casus-Submission": sub}, map[string]any{}); st != 403 {

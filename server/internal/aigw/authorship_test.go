@@ -24,6 +24,10 @@ func TestVerdictCannotBeReRolled(t *testing.T) {
 	if got := e.decision(first); got != "FAILED" {
 		t.Fatalf("first check %s", got)
 	}
+	// The student reads the quoted reasons, not a pseudo-precise percentage.
+	if _, _, f := e.row(first); f == nil || !strings.Contains(*f, "„Sigur! Iată o soluție” (formulă de asistent conversațional)") || strings.Contains(*f, "%") {
+		t.Errorf("blocked feedback: %v", f)
+	}
 	for _, edited := range []string{
 		original + ".",
 		original + " ",
@@ -73,4 +77,58 @@ func (e *env) decision(sub string) string {
 		return ""
 	}
 	return *d
+}
+
+// One grade per student, case, text up to trivial edits, strictness, prompt version and
+// model (grader-review-3 §6 item 12): sending the same solution again records the grade
+// already given, without the model, so a middling text cannot be re-rolled across the
+// 50-point line. Another strictness is another grading; so is another student.
+func TestGradeCannotBeReRolled(t *testing.T) {
+	e := start(t, nil)
+	a, b := e.token(userA), e.token(userB)
+	const original = "Ion răspunde pentru fapta proprie: a spart geamul cu vinovăție, deci datorează despăgubiri (art. 1357 C.civ.)."
+	submit := func(owner, tok, text string, level int, scores [10]int) (sub string, calls int) {
+		t.Helper()
+		if err := e.srv.Deps.Owner.QueryRow(context.Background(), `insert into case_submissions (user_id, case_id, submission_text, difficulty_rating)
+			values ($1, $2, $3, $4) returning id`, owner, caseID, text, level).Scan(&sub); err != nil {
+			t.Fatal(err)
+		}
+		e.fake.Reset()
+		e.fake.Script(passed) // unused when the text already has a verdict
+		e.call(tok, hdr("detect", sub), map[string]any{})
+		e.fake.Reset()
+		e.fake.Script(twoPasses(scores)...)
+		if st, out := e.call(tok, hdr("grade", sub), map[string]any{}); st != 200 {
+			t.Fatalf("%q: grade %d %v", text, st, out)
+		}
+		return sub, len(e.fake.Requests())
+	}
+	first, calls := submit(userA, a, original, 3, sum70)
+	if calls != 2 {
+		t.Fatalf("first grade: %d model calls", calls)
+	}
+	_, score, feedback := e.row(first)
+	sum90 := [10]int{5, 7, 5, 6, 9, 5, 9, 18, 13, 13}
+	for _, edited := range []string{original, original + " ", strings.ToUpper(original[:1]) + original[1:] + "!",
+		"Ion raspunde pentru fapta proprie: a spart geamul cu vinovatie, deci datoreaza despagubiri (art. 1357 C.civ.)"} {
+		sub, calls := submit(userA, a, edited, 3, sum90)
+		status, s, f := e.row(sub)
+		if calls != 0 || status != "graded" || *s != *score || *f != *feedback {
+			t.Errorf("%q re-graded: %d model calls, %s %v", edited, calls, status, *s)
+		}
+		var passes, version string
+		if err := e.srv.Deps.Owner.QueryRow(context.Background(), "select grade_passes::text, grade_prompt_version from case_submissions where id = $1", sub).Scan(&passes, &version); err != nil || passes == "" || version == "" {
+			t.Errorf("the copied grade lacks its record: %v %q %q", err, passes, version)
+		}
+	}
+	// Another strictness, another text, another student: graded by the model.
+	for _, c := range []struct {
+		owner, tok, text string
+		level            int
+	}{{userA, a, original, 5}, {userA, a, original + " Vasile poate cere și dobânzi.", 3}, {userB, b, original, 3}} {
+		sub, calls := submit(c.owner, c.tok, c.text, c.level, sum90)
+		if _, s, _ := e.row(sub); calls != 2 || *s != "90/100" {
+			t.Errorf("%s level %d %q: %d model calls, %s", c.owner, c.level, c.text, calls, *s)
+		}
+	}
 }

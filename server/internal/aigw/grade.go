@@ -368,7 +368,7 @@ func feedbackText(g gradeResult) string {
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "PUNCTAJ TOTAL: %d/100\nCalificativ: %s\n", g.total, band(g.total))
+	fmt.Fprintf(&b, "PUNCTAJ TOTAL: %d/100\nCalificativ: %s\n", g.total, prompts.Band(g.total))
 	if g.strengths != "" {
 		b.WriteString("Puncte forte: " + g.strengths + "\n")
 	}
@@ -384,21 +384,6 @@ func num(v float64) string {
 		return strconv.Itoa(int(v))
 	}
 	return strings.Replace(strconv.FormatFloat(v, 'f', 1, 64), ".", ",", 1)
-}
-
-// band is the rubric's qualifier of a total.
-func band(total int) string {
-	switch {
-	case total >= 90:
-		return "Excelent"
-	case total >= 80:
-		return "Foarte bine"
-	case total >= 70:
-		return "Bine"
-	case total >= 60:
-		return "Satisfăcător"
-	}
-	return "Nesatisfăcător"
 }
 
 // shingle is how many consecutive words of the reference make a quotation.

@@ -125,7 +125,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) error {
 	task := r.Header.Get("X-Casus-Task")
 	settings, ok := prompts.Tasks[task]
 	if !ok {
-		return bad("X-Casus-Task must be one of tutor, detect, grade, generate, classify")
+		return bad("X-Casus-Task must be one of " + strings.Join(prompts.TaskNames, ", "))
 	}
 	var req request
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, s.d.Config.MaxBodyBytes)).Decode(&req); err != nil {

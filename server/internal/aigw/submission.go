@@ -21,9 +21,9 @@ import (
 // Anthropic's shape, the message the student reads); nothing is recorded.
 var gradeFailed = &apiError{502, "api_error", prompts.GradeFailed}
 
-// passedSQL is the spec's rule for "may this be graded", plus a moderator's release
-// after an appeal: decision PASSED or RELEASED, or no decision and probability ≤ 30.
-const passedSQL = `coalesce(upper(coalesce(ai_decision, '')) in ('PASSED', 'RELEASED') or (coalesce(ai_decision, '') = '' and ai_probability <= 30), false)`
+// passedSQL is "may this be graded": the database's rule (ai_check_cleared, sql/app 026),
+// the spec's pass rule or a moderator's release after an appeal.
+const passedSQL = `coalesce(public.ai_check_cleared(ai_decision, ai_probability), false)`
 
 // recordedSQL is what a repeated call answers: the stored grade, or the stored check.
 const recordedSQL = `case when status = 'graded' then coalesce(feedback_text, '')
@@ -105,7 +105,9 @@ func (c *call) detect(id string) error {
 	}
 	var feedback *string
 	if v.Decision != "PASSED" {
-		f := fmt.Sprintf("Verificarea AI: probabilitate de text generat de AI %.0f%%. %s", *v.Probability, v.Justification)
+		// The quoted reasons, no percentage: the recorded probability only says which side
+		// of the spec's 30 the verdict is on (grader-review-3 §3.3).
+		f := "Verificarea AI: " + v.Justification
 		feedback = &f
 	}
 	tx, err := c.s.d.Owner.Begin(c.ctx)
@@ -325,6 +327,9 @@ func (c *call) grade(id string) error {
 }
 
 func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Time) (string, error) {
+	if feedback, ok, err := c.sameGrade(id, caseID, text, level, claimed); err != nil || ok {
+		return feedback, err
+	}
 	if err := c.s.reserve(c.ctx, c.uid, c.task); err != nil {
 		return "", err
 	}
@@ -354,9 +359,10 @@ func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Tim
 	}
 	g := reconcile(passes, problems)
 	var red *redactor
+	var leak *leakCheck
 	if ref != nil {
 		// Only the reference's own words are secret (R7 of grader-review-3).
-		public := append([]string{cs.Title, cs.LegalProblem, cs.Description, cs.Question, text}, ref.Steps...)
+		public := append([]string{cs.Title, cs.LegalProblem, cs.Description, cs.Question}, ref.Steps...)
 		public = append(public, ref.Hints...)
 		for _, a := range append(cs.ArticleTexts, cs.Cited...) {
 			public = append(public, a.Text)
@@ -365,17 +371,10 @@ func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Tim
 		for _, d := range ref.Disputed {
 			secret = append(append(secret, d.Chosen), d.AcceptedRoutes...)
 		}
-		red = newRedactor(secret...).without(public...)
+		red = newRedactor(secret...).without(append(public, text)...)
+		leak = newLeakCheck(secret, text, public...)
 	}
-	if red != nil {
-		for i := range g.criteria {
-			g.criteria[i].Comment = red.redact(g.criteria[i].Comment)
-			for j := range g.criteria[i].Problems {
-				g.criteria[i].Problems[j].Comment = red.redact(g.criteria[i].Problems[j].Comment)
-			}
-		}
-		g.strengths, g.improve = red.redact(g.strengths), red.redact(g.improve)
-	}
+	guardFeedback(&g, red, leak, asksTheGrader(text))
 	feedback := feedbackText(g)
 	if ref == nil {
 		feedback += "\n\nNotă: acest caz nu are o soluție de referință; evaluarea s-a făcut numai după barem și textul articolelor."
@@ -394,6 +393,47 @@ func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Tim
 		return "", gradeFailed // the claim expired and was taken over: record nothing
 	}
 	return feedback, nil
+}
+
+// sameGrade records, without the model, the grade this student already has for the same
+// case, the same text up to trivial edits (verdictKey), the same strictness, prompt
+// version and model (grader-review-3 §6 item 12): sending the same solution again is
+// not a second draw. It reports whether it did.
+func (c *call) sameGrade(id, caseID, text string, level int, claimed time.Time) (string, bool, error) {
+	rows, err := c.s.d.Owner.Query(c.ctx, `select id::text, submission_text from case_submissions
+		where user_id::text = $1 and case_id::text = $2 and status = 'graded' and difficulty_rating = $3
+		  and grade_prompt_version = $4 and grade_model = $5 and id <> $6::uuid
+		order by feedback_at`, c.uid, caseID, level, prompts.Version, c.model, id)
+	if err != nil {
+		return "", false, err
+	}
+	type graded struct{ id, text string }
+	earlier, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (graded, error) {
+		var g graded
+		return g, r.Scan(&g.id, &g.text)
+	})
+	if err != nil {
+		return "", false, err
+	}
+	key := verdictKey(text)
+	for _, g := range earlier {
+		if verdictKey(g.text) != key {
+			continue
+		}
+		var feedback string
+		err := c.s.d.Owner.QueryRow(c.ctx, `update case_submissions s set score = o.score, score_value = o.score_value, feedback_text = o.feedback_text,
+			status = 'graded', feedback_at = now(), score_breakdown = o.score_breakdown, grade_prompt_version = o.grade_prompt_version,
+			grade_model = o.grade_model, grade_reference_used = o.grade_reference_used, grade_passes = o.grade_passes,
+			grading_started_at = null, grading_holder = null, ai_failed_at = null
+			from case_submissions o
+			where s.id = $1::uuid and o.id = $2::uuid and s.status = 'grading' and s.grading_started_at = $3 and s.submission_text = $4
+			returning s.feedback_text`, id, g.id, claimed, text).Scan(&feedback)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return "", false, gradeFailed // the claim expired and was taken over: record nothing
+		}
+		return feedback, err == nil, err
+	}
+	return "", false, nil
 }
 
 // maxCited bounds how many of a student's citations are looked up and shown to the grader.

@@ -113,6 +113,7 @@ func Handler(ctx context.Context, d deps.Deps) (http.Handler, func(), error) {
 		}
 		s.Routes(mux)
 	}
+	notPartOfCasus(mux)
 	h := httpx.Chain(mux,
 		httpx.RequestID,
 		httpx.Recover(d.Log),
@@ -185,4 +186,19 @@ func Run(ctx context.Context, cfg *config.Config, log *slog.Logger, opts Options
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return srv.Shutdown(shutdownCtx)
+}
+
+// notPartOfCasus answers the paths of the Supabase services Casus does not implement
+// (Storage, Edge Functions, GraphQL) as Supabase's API gateway answers a path no service
+// is routed to: 404 with Kong's JSON message, which storage-js and functions-js report as
+// an error. Without it the study app's web app would answer them with its index page.
+func notPartOfCasus(mux *http.ServeMux) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		httpx.WriteJSON(w, http.StatusNotFound, map[string]string{"message": "no Route matched with those values"})
+	})
+	for _, p := range []string{"/storage/v1/", "/functions/v1/", "/graphql/v1"} {
+		for _, m := range []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"} {
+			mux.Handle(m+" "+p, h) // per method, beside the web app's "GET /"
+		}
+	}
 }

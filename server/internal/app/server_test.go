@@ -120,3 +120,28 @@ func TestSecurityHeadersAndCORS(t *testing.T) {
 		t.Fatalf("preflight: %d %v", res.StatusCode, res.Header)
 	}
 }
+
+// Storage, Edge Functions and GraphQL are not part of Casus: their paths answer as
+// Supabase's gateway answers an unrouted path (404, Kong's JSON), with and without the
+// study app, never the web app's page.
+func TestServicesNotPartOfCasusAnswer404(t *testing.T) {
+	for _, app := range []string{"study", "none"} {
+		srv := testserver.Start(t, func(c *config.Config) { c.App = app })
+		for _, r := range []struct{ method, path string }{
+			{"GET", "/storage/v1/bucket"}, {"POST", "/storage/v1/object/avatars/a.png"},
+			{"POST", "/functions/v1/hello"}, {"POST", "/graphql/v1"},
+		} {
+			req, _ := http.NewRequest(r.method, srv.URL+r.path, strings.NewReader("{}"))
+			req.Header.Set("apikey", srv.Deps.Keys.AnonKey)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != http.StatusNotFound || string(body) != `{"message":"no Route matched with those values"}`+"\n" && string(body) != `{"message":"no Route matched with those values"}` {
+				t.Fatalf("CASUS_APP=%s %s %s: %d %q", app, r.method, r.path, res.StatusCode, body)
+			}
+		}
+	}
+}

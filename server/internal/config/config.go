@@ -101,7 +101,19 @@ type Config struct {
 	DBAggregatesEnabled bool
 	// DBPlanEnabled (DB_PLAN_ENABLED) is PostgREST's db-plan-enabled: the
 	// application/vnd.pgrst.plan media type (EXPLAIN), off by default.
-	DBPlanEnabled    bool
+	DBPlanEnabled bool
+	// DBTxEnd (DB_TX_END) is PostgREST's db-tx-end: commit (default), commit-allow-override,
+	// rollback or rollback-allow-override; Prefer: tx is honoured only with an override.
+	DBTxEnd string
+	// DBPreRequest (DB_PRE_REQUEST) is PostgREST's db-pre-request: a function called
+	// after the role switch and before each data-API statement.
+	DBPreRequest string
+	// DBExtraSearchPath (DB_EXTRA_SEARCH_PATH) is PostgREST's db-extra-search-path: the
+	// schemas after the request's own in each request's search_path (default public).
+	DBExtraSearchPath []string
+	// DBConfig (DB_CONFIG) is PostgREST's db-config: read the login role's pgrst.*
+	// settings (which then override these) at start and on NOTIFY pgrst 'reload config'.
+	DBConfig         bool
 	StatementTimeout time.Duration // DB_STATEMENT_TIMEOUT (ms)
 	MaxBodyBytes     int64         // MAX_BODY_BYTES
 	// HTTP server timeouts: the whole request (headers and body) must arrive within
@@ -216,6 +228,10 @@ func Load() (*Config, error) {
 	c.DBMaxRows = num("DB_MAX_ROWS", 1000)
 	c.DBAggregatesEnabled = envBool("DB_AGGREGATES_ENABLED", false)
 	c.DBPlanEnabled = envBool("DB_PLAN_ENABLED", false)
+	c.DBTxEnd = env("DB_TX_END", "commit")
+	c.DBPreRequest = os.Getenv("DB_PRE_REQUEST")
+	c.DBConfig = envBool("DB_CONFIG", true)
+	c.DBExtraSearchPath = splitList(env("DB_EXTRA_SEARCH_PATH", "public"))
 	c.StatementTimeout = time.Duration(num("DB_STATEMENT_TIMEOUT", 8000)) * time.Millisecond
 	c.MaxBodyBytes = int64(num("MAX_BODY_BYTES", 1<<20))
 	c.HTTPReadTimeout = time.Duration(num("HTTP_READ_TIMEOUT", 30)) * time.Second

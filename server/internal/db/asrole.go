@@ -26,6 +26,12 @@ type RequestInfo struct {
 	Method  string
 	Path    string
 	Headers map[string]string
+	// PreRequest, when set, is the statement calling PostgREST's db-pre-request
+	// function, run after the settings and before the request's own statements.
+	PreRequest string
+	// SearchPath, when set, is the search_path of the transaction (PostgREST's: the
+	// request's schema, then db-extra-search-path), already quoted.
+	SearchPath string
 }
 
 // allowedRoles are the only roles a request may switch into. The role comes from a
@@ -61,6 +67,11 @@ func AsRole(ctx context.Context, pool *pgxpool.Pool, claims *authn.Claims, mode 
 		if _, err := tx.Exec(ctx, setup, args...); err != nil {
 			return err
 		}
+		if info.PreRequest != "" {
+			if _, err := tx.Exec(ctx, info.PreRequest); err != nil {
+				return err
+			}
+		}
 		return fn(tx)
 	})
 }
@@ -82,6 +93,9 @@ func SendAsRole(ctx context.Context, conn *pgx.Conn, claims *authn.Claims, mode 
 		b.Queue("begin")
 	}
 	b.Queue(setup, args...)
+	if info.PreRequest != "" {
+		b.Queue(info.PreRequest)
+	}
 	queue(b)
 	if rollback {
 		b.Queue("rollback")
@@ -173,6 +187,13 @@ func roleSetup(claims *authn.Claims, info RequestInfo, readOnly bool) (string, [
 	}
 	headersJSON := appendJSONObject(nil, info.Headers)
 	args := []any{role, string(claimsJSON), sub, info.Method, info.Path, string(headersJSON)}
+	if info.SearchPath != "" {
+		args = append(args, info.SearchPath)
+		if readOnly {
+			return setupReadOnlyPath, args, nil
+		}
+		return setupReadWritePath, args, nil
+	}
 	if readOnly {
 		return setupReadOnly, args, nil
 	}
@@ -193,13 +214,18 @@ const (
 	// come before the first query), so the setup statement can do it.
 	setupReadOnly = setupReadWrite + `,
   set_config('transaction_read_only', 'on', true)`
+	// The data API's variants also set the search_path, as PostgREST does.
+	setupReadWritePath = setupReadWrite + `,
+  set_config('search_path', $7, true)`
+	setupReadOnlyPath = setupReadOnly + `,
+  set_config('search_path', $7, true)`
 )
 
-// prepareRoleSetup prepares the two settings statements on a new API connection. They
+// prepareRoleSetup prepares the settings statements on a new API connection. They
 // are the only prepared statements the API keeps: pgx runs a prepared statement by its
 // text (one Bind, no Parse), while generated SQL goes unnamed (QueryExecModeExec).
 func prepareRoleSetup(ctx context.Context, conn *pgx.Conn) error {
-	for _, q := range []string{setupReadWrite, setupReadOnly} {
+	for _, q := range []string{setupReadWrite, setupReadOnly, setupReadWritePath, setupReadOnlyPath} {
 		if _, err := conn.Prepare(ctx, q, q); err != nil {
 			return fmt.Errorf("prepare settings statement: %w", err)
 		}

@@ -2,7 +2,7 @@ package domaindb
 
 import "testing"
 
-// App 027: the group's staff edit it, with create's messages; nobody else can.
+// App 028: the group's staff edit it, with create's messages; nobody else can.
 func TestSeminarUpdateGroup(t *testing.T) {
 	s := newSeminar(t)
 	s.mustJoin(s.a)

@@ -3,7 +3,6 @@ package gotrue
 import (
 	"encoding/json"
 	"errors"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -80,17 +79,9 @@ func pageParam(r *http.Request, name string, def int) (int, error) {
 }
 
 func (s *Server) adminList(w http.ResponseWriter, r *http.Request) error {
-	page, err := pageParam(r, "page", 1)
+	page, perPage, err := pagination(r)
 	if err != nil {
 		return err
-	}
-	perPage, err := pageParam(r, "per_page", 50)
-	if err != nil {
-		return err
-	}
-	perPage = min(perPage, 1000)
-	if page > math.MaxInt32/perPage {
-		return errf(400, "validation_failed", "Bad Pagination Parameters: page is too large")
 	}
 	ctx := r.Context()
 	users, err := s.q.UsersList(ctx, dbsqlc.UsersListParams{Lim: int32(perPage), Off: int32((page - 1) * perPage)})
@@ -109,7 +100,7 @@ func (s *Server) adminList(w http.ResponseWriter, r *http.Request) error {
 		}
 		out = append(out, body)
 	}
-	w.Header().Set("X-Total-Count", strconv.FormatInt(total, 10))
+	paginationHeaders(w, r, page, perPage, total)
 	httpx.WriteJSON(w, 200, map[string]any{"users": out, "aud": "authenticated"})
 	return nil
 }
@@ -170,7 +161,7 @@ func (s *Server) adminCreate(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) pathUser(r *http.Request) (dbsqlc.AuthUser, error) {
 	id, err := parseUUID(r.PathValue("id"))
 	if err != nil {
-		return dbsqlc.AuthUser{}, errf(400, "validation_failed", "user_id must be an UUID")
+		return dbsqlc.AuthUser{}, errf(404, "validation_failed", "user_id must be an UUID") // GoTrue: a 404
 	}
 	u, err := s.q.UserGetByID(r.Context(), id)
 	if errors.Is(err, pgx.ErrNoRows) {

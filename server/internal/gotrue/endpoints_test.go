@@ -234,7 +234,7 @@ func TestAutoconfirm(t *testing.T) {
 func TestAdminBadInputAndBan(t *testing.T) {
 	e := start(t, nil)
 	svc := e.srv.Deps.Keys.ServiceKey
-	e.expectErr(e.do("GET", "/auth/v1/admin/users/not-a-uuid", nil, svc), 400, "validation_failed")
+	e.expectErr(e.do("GET", "/auth/v1/admin/users/not-a-uuid", nil, svc), 404, "validation_failed")
 	e.expectErr(e.do("GET", "/auth/v1/admin/users/00000000-0000-0000-0000-000000000001", nil, svc), 404, "user_not_found")
 	e.expectErr(e.do("GET", "/auth/v1/admin/users", nil, ""), 401, "no_authorization")
 	e.expectErr(e.do("GET", "/auth/v1/admin/users", nil, "x.y.z"), 403, "bad_jwt")

@@ -19,10 +19,11 @@ import (
 	"casus/server/internal/httpx"
 )
 
-// Multi-factor authentication with TOTP, as GoTrue's /factors endpoints: enrol a factor
-// (secret, QR code, otpauth URI), challenge it, verify a code (which raises the session to
-// aal2 and records "totp" in its amr), and unenrol it. Phone and WebAuthn factors are
-// answered as a GoTrue with those disabled answers them.
+// Multi-factor authentication with TOTP and WebAuthn (webauthn.go), as GoTrue's /factors
+// endpoints: enrol a factor (TOTP: secret, QR code, otpauth URI), challenge it, verify a
+// code or an authenticator's answer (which raises the session to aal2 and records "totp"
+// or "mfa/webauthn" in its amr), and unenrol it. Phone factors are answered as a GoTrue
+// with them disabled answers them.
 
 // GoTrue's defaults (GOTRUE_MFA_*).
 const (
@@ -31,6 +32,7 @@ const (
 	mfaMaxEnrolledFactors = 10
 	mfaMaxVerifiedFactors = 10
 	amrTOTP               = "totp"
+	amrWebAuthn           = "mfa/webauthn"
 	aal1                  = "aal1"
 	aal2                  = "aal2"
 )
@@ -56,7 +58,7 @@ func (s *Server) factorRoutes(mux *http.ServeMux, h func(httpx.HandlerFunc) http
 // second factor was verified in the session.
 func aalOf(amr []authn.AMREntry) string {
 	for _, a := range amr {
-		if a.Method == amrTOTP || a.Method == "mfa/phone" || a.Method == "mfa/webauthn" {
+		if a.Method == amrTOTP || a.Method == "mfa/phone" || a.Method == amrWebAuthn {
 			return aal2
 		}
 	}
@@ -72,12 +74,10 @@ type enrollParams struct {
 
 func (p *enrollParams) validate() error {
 	switch p.FactorType {
-	case "totp":
+	case "totp", "webauthn":
 		return nil
 	case "phone":
 		return errf(422, "mfa_phone_enroll_not_enabled", "MFA enroll is disabled for Phone")
-	case "webauthn":
-		return errf(422, "mfa_webauthn_enroll_not_enabled", "MFA enroll is disabled for WebAuthn")
 	}
 	return errf(400, "validation_failed", "factor_type needs to be totp, phone, or webauthn")
 }
@@ -132,6 +132,23 @@ func (s *Server) enrollFactor(w http.ResponseWriter, r *http.Request) error {
 			return errf(403, "insufficient_aal", "AAL2 required to enroll a new factor")
 		}
 	}
+	id := fakeUUID()
+	var name *string
+	if p.FriendlyName != "" {
+		name = &p.FriendlyName
+	}
+	if p.FactorType == "webauthn" {
+		// The credential comes with the first verification (webauthn.go).
+		err := s.q.FactorCreate(ctx, dbsqlc.FactorCreateParams{ID: id, UserID: u.ID, FriendlyName: name, FactorType: "webauthn"})
+		if isUniqueViolation(err) {
+			return errf(422, "mfa_factor_name_conflict", "A factor with the friendly name %q for this user already exists", p.FriendlyName)
+		}
+		if err != nil {
+			return err
+		}
+		httpx.WriteJSON(w, 200, map[string]any{"id": uuidString(id), "type": "webauthn", "friendly_name": p.FriendlyName})
+		return nil
+	}
 	key, err := totp.Generate(totp.GenerateOpts{Issuer: issuer, AccountName: deref(u.Email)})
 	if err != nil {
 		return errf(500, "unexpected_failure", "Error generating QR Code")
@@ -140,17 +157,12 @@ func (s *Server) enrollFactor(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return errf(500, "unexpected_failure", "Error generating QR Code")
 	}
-	id := fakeUUID()
-	var name *string
-	if p.FriendlyName != "" {
-		name = &p.FriendlyName
-	}
 	secret := key.Secret()
 	stored, err := s.sealSecret(uuidString(id), secret) // dbcrypt.go
 	if err != nil {
 		return err
 	}
-	err = s.q.FactorCreate(ctx, dbsqlc.FactorCreateParams{ID: id, UserID: u.ID, FriendlyName: name, Secret: &stored})
+	err = s.q.FactorCreate(ctx, dbsqlc.FactorCreateParams{ID: id, UserID: u.ID, FriendlyName: name, FactorType: "totp", Secret: &stored})
 	if isUniqueViolation(err) { // the same name enrolled concurrently
 		return errf(422, "mfa_factor_name_conflict", "A factor with the friendly name %q for this user already exists", p.FriendlyName)
 	}
@@ -196,8 +208,11 @@ func (s *Server) challengeFactor(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if f.FactorType != "totp" {
-		return errf(422, "mfa_"+f.FactorType+"_verify_not_enabled", "MFA verification is disabled for %s", f.FactorType)
+	switch f.FactorType {
+	case "webauthn":
+		return s.challengeWebAuthn(w, r, f)
+	case "phone":
+		return errf(422, "mfa_phone_verify_not_enabled", "MFA verification is disabled for Phone")
 	}
 	c, err := s.q.ChallengeCreate(r.Context(), dbsqlc.ChallengeCreateParams{FactorID: f.ID, Ip: s.clientAddr(r)})
 	if err != nil {
@@ -210,12 +225,13 @@ func (s *Server) challengeFactor(w http.ResponseWriter, r *http.Request) error {
 }
 
 type verifyFactorParams struct {
-	ChallengeID string `json:"challenge_id"`
-	Code        string `json:"code"`
+	ChallengeID string          `json:"challenge_id"`
+	Code        string          `json:"code"`
+	WebAuthn    *webAuthnParams `json:"webauthn"`
 }
 
-func (p *verifyFactorParams) validate() (pgtype.UUID, error) {
-	if p.Code == "" {
+func (p *verifyFactorParams) validate(factorType string) (pgtype.UUID, error) {
+	if p.Code == "" && factorType != "webauthn" {
 		return pgtype.UUID{}, errf(400, "validation_failed", "Code needs to be non-empty")
 	}
 	id, err := parseUUID(p.ChallengeID)
@@ -238,26 +254,16 @@ func (s *Server) verifyFactor(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &p); err != nil {
 		return err
 	}
-	cid, err := p.validate()
+	cid, err := p.validate(f.FactorType)
 	if err != nil {
 		return err
+	}
+	if f.FactorType == "webauthn" {
+		return s.verifyWebAuthn(w, r, u, sid, f, cid, p.WebAuthn)
 	}
 	ctx := r.Context()
-	ch, err := s.q.ChallengeForUpdate(ctx, dbsqlc.ChallengeForUpdateParams{ID: cid, FactorID: f.ID})
-	if errors.Is(err, pgx.ErrNoRows) {
-		return errChallengeGone
-	}
-	if err != nil {
+	if err := s.checkChallenge(r, f, cid); err != nil {
 		return err
-	}
-	if ip, perr := netip.ParseAddr(ch.Ip); ch.VerifiedAt.Valid || perr != nil || ip.Unmap() != s.clientAddr(r) {
-		return errChallengeIP
-	}
-	if time.Since(ch.CreatedAt.Time) > mfaChallengeExpiry {
-		if err := s.q.ChallengeDelete(ctx, ch.ID); err != nil {
-			return err
-		}
-		return errf(422, "mfa_challenge_expired", "MFA challenge %s has expired, verify against another challenge or create a new challenge.", uuidString(ch.ID))
 	}
 	secret, stale, err := s.openSecret(uuidString(f.ID), deref(f.Secret))
 	if err != nil {
@@ -278,8 +284,41 @@ func (s *Server) verifyFactor(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
+	return s.passFactor(w, r, u, sid, f, cid, amrTOTP, nil)
+}
+
+// checkChallenge finds the factor's challenge and refuses it as GoTrue's validateChallenge
+// does: used, asked from another address, or expired (then deleted).
+func (s *Server) checkChallenge(r *http.Request, f dbsqlc.FactorOwnedRow, cid pgtype.UUID) error {
+	ctx := r.Context()
+	ch, err := s.q.ChallengeForUpdate(ctx, dbsqlc.ChallengeForUpdateParams{ID: cid, FactorID: f.ID})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return errChallengeGone
+	}
+	if err != nil {
+		return err
+	}
+	if ip, perr := netip.ParseAddr(ch.Ip); ch.VerifiedAt.Valid || perr != nil || ip.Unmap() != s.clientAddr(r) {
+		return errChallengeIP
+	}
+	if time.Since(ch.CreatedAt.Time) > mfaChallengeExpiry {
+		if err := s.q.ChallengeDelete(ctx, ch.ID); err != nil {
+			return err
+		}
+		return errf(422, "mfa_challenge_expired", "MFA challenge %s has expired, verify against another challenge or create a new challenge.", uuidString(ch.ID))
+	}
+	return nil
+}
+
+// passFactor records a verified challenge: the factor is verified (if it was not yet,
+// with onVerify's writes), the session gets method in its amr and aal2, its refresh
+// token is rotated, every other session of the user below aal2 ends, the user's other
+// unverified factors of the type go, and a new session body is the answer, as GoTrue does.
+func (s *Server) passFactor(w http.ResponseWriter, r *http.Request, u dbsqlc.AuthUser, sid pgtype.UUID, f dbsqlc.FactorOwnedRow,
+	cid pgtype.UUID, method string, onVerify func(pgx.Tx) error) error {
+	ctx := r.Context()
 	var out *tokenResponse
-	err = pgx.BeginFunc(ctx, s.d.Owner, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, s.d.Owner, func(tx pgx.Tx) error {
 		q := s.q.WithTx(tx)
 		// A challenge is good for one verification: the second of two racing requests
 		// finds it verified.
@@ -299,7 +338,12 @@ func (s *Server) verifyFactor(w http.ResponseWriter, r *http.Request) error {
 		if err := q.FactorMarkVerified(ctx, f.ID); err != nil {
 			return err
 		}
-		if err := q.SessionAddAMR(ctx, dbsqlc.SessionAddAMRParams{SessionID: sid, Method: amrTOTP}); err != nil {
+		if onVerify != nil {
+			if err := onVerify(tx); err != nil {
+				return err
+			}
+		}
+		if err := q.SessionAddAMR(ctx, dbsqlc.SessionAddAMRParams{SessionID: sid, Method: method}); err != nil {
 			return err
 		}
 		if err := q.SessionSetAAL(ctx, dbsqlc.SessionSetAALParams{ID: sid, Aal: aal2, FactorID: f.ID}); err != nil {
@@ -308,7 +352,7 @@ func (s *Server) verifyFactor(w http.ResponseWriter, r *http.Request) error {
 		if err := q.SessionsDeleteBelowAAL2(ctx, u.ID); err != nil {
 			return err
 		}
-		if err := q.FactorsDeleteUnverified(ctx, u.ID); err != nil {
+		if err := q.FactorsDeleteUnverified(ctx, dbsqlc.FactorsDeleteUnverifiedParams{UserID: u.ID, FactorType: f.FactorType}); err != nil {
 			return err
 		}
 		next, err := rotateSessionToken(ctx, q, sid, uuidString(u.ID))

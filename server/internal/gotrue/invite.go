@@ -136,6 +136,16 @@ func (s *Server) adminGenerateLink(w http.ResponseWriter, r *http.Request) error
 				return err
 			}
 		}
+		if found && kind == linkSignup && len(p.Data) > 0 {
+			// As GoTrue: a new sign-up link for an unconfirmed user sets the metadata given.
+			merged, err := mergeObjects(existing.RawUserMetaData, meta)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, "update auth.users set raw_user_meta_data = $2, updated_at = now() where id = $1", existing.ID, merged); err != nil {
+				return err
+			}
+		}
 		row, err := s.storeLink(ctx, q, linkJob{kind: kind, email: p.Email}, token)
 		if err != nil {
 			return err

@@ -125,7 +125,9 @@ func (s *Server) storeLink(ctx context.Context, q *dbsqlc.Queries, j linkJob, to
 // actionLink is the /verify link of a token, on the API's public address
 // (API_EXTERNAL_URL), as GoTrue mails it.
 func (s *Server) actionLink(token, typ, redirect string) string {
-	return s.d.Config.ExternalURL() + "/auth/v1/verify?" + url.Values{"token": {token}, "type": {typ}, "redirect_to": {redirect}}.Encode()
+	// GoTrue's order: token first (clients match "?token=").
+	return s.d.Config.ExternalURL() + "/auth/v1/verify?token=" + url.QueryEscape(token) + "&type=" + url.QueryEscape(typ) +
+		"&redirect_to=" + url.QueryEscape(redirect)
 }
 
 // pkceChallenge validates a request's code challenge; "" means the implicit flow.

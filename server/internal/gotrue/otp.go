@@ -15,6 +15,7 @@ import (
 // POST /recover.
 type emailParams struct {
 	Email               string         `json:"email"`
+	Phone               string         `json:"phone"`
 	Data                map[string]any `json:"data"`
 	CodeChallenge       string         `json:"code_challenge"`
 	CodeChallengeMethod string         `json:"code_challenge_method"`
@@ -27,6 +28,9 @@ func (p *emailParams) validate(missing string) error {
 	p.Email = strings.TrimSpace(p.Email)
 	if p.Email == "" {
 		return errf(400, "validation_failed", "%s", missing)
+	}
+	if p.Phone != "" {
+		return errEmailOrPhoneOTP
 	}
 	if !validEmail(p.Email) {
 		return errInvalidEmail
@@ -53,6 +57,9 @@ func (s *Server) emailRequest(r *http.Request, missing string) (emailParams, str
 // create_user false an unknown address gets the answer of a known one.
 func (s *Server) otp(w http.ResponseWriter, r *http.Request) error {
 	p, redirect, err := s.emailRequest(r, "Only an email address or phone number should be provided")
+	if p.Email == "" && p.Phone != "" {
+		return errPhoneOTP // signInWithOtp({phone}): GoTrue without an SMS provider
+	}
 	if err != nil {
 		return err
 	}
@@ -91,10 +98,18 @@ func (s *Server) ensureMagicLinkUser(ctx context.Context, email string, meta []b
 type resendParams struct {
 	Type  string `json:"type"`
 	Email string `json:"email"`
+	Phone string `json:"phone"`
 }
 
 func (p *resendParams) validate() error {
-	if p.Type != "signup" {
+	switch {
+	case p.Type == "sms" && p.Phone == "":
+		return errf(400, "validation_failed", "Type provided requires a phone number")
+	case (p.Type == "sms" || p.Type == "phone_change") && p.Email != "" && p.Phone != "":
+		return errf(400, "validation_failed", "Only an email address or phone number should be provided.")
+	case p.Type == "sms" || p.Type == "phone_change":
+		return errPhoneResend
+	case p.Type != "signup":
 		return errf(400, "validation_failed", "Missing one of these types: signup, email_change, sms, phone_change")
 	}
 	p.Email = strings.TrimSpace(p.Email)

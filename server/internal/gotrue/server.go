@@ -106,7 +106,10 @@ func (s *Server) Routes(mux *http.ServeMux) {
 	mux.Handle("DELETE /auth/v1/admin/users/{id}", h(s.admin(s.adminDelete)))
 	mux.Handle("POST /auth/v1/admin/generate_link", h(s.admin(s.adminGenerateLink)))
 	mux.Handle("POST /auth/v1/invite", h(s.admin(s.invite)))
-	s.factorRoutes(mux, h) // MFA: /factors (factors.go)
+	s.factorRoutes(mux, h)      // MFA: /factors (factors.go)
+	s.adminFactorRoutes(mux, h) // MFA admin: /admin/users/{id}/factors (admin_factors.go)
+	s.disabledRoutes(mux, h)    // OAuth, SSO: GoTrue's answers when disabled (disabled.go)
+	s.oauthClientRoutes(mux, h) // OAuth 2.1 server clients: /admin/oauth/clients (oauth_clients.go)
 	// Any other path under /auth/v1 is GoTrue's 404, never the web app's index.html; a
 	// known path asked with another method stays a 405, as GoTrue's router answers it.
 	// (One pattern per method: the web app's "GET /" is more general in path.)

@@ -17,7 +17,9 @@ import (
 	"casus/server/internal/httpx"
 )
 
-var emailRe = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
+// emailRe is the format GoTrue accepts (checkmail's: the HTML living standard's valid
+// e-mail address), with at least one dot in the domain, which Casus also requires.
+var emailRe = regexp.MustCompile("^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+$")
 
 const minPassword = 6
 
@@ -275,10 +277,10 @@ func (s *Server) dryRunCreate(ctx context.Context, meta []byte) ([]byte, error) 
 	return nil, err
 }
 
-// obfuscatedUser is what a sign-up of a confirmed address answers: a new user as a real
-// sign-up returns it (same fields in the same order, one e-mail identity), with invented
-// ids, so nothing in it tells that the address was taken. The metadata and identity data
-// go through PostgreSQL as a new user's do (their jsonb text form).
+// obfuscatedUser is what a sign-up of a confirmed address answers, as GoTrue's
+// sanitizeUser: a new user's fields in the same order, an invented id and an empty
+// identities list (Supabase's documented way for an app to tell the address is taken).
+// The metadata goes through PostgreSQL as a new user's does (its jsonb text form).
 func (s *Server) obfuscatedUser(ctx context.Context, email string, meta []byte) (userRow, error) {
 	// The same insert as a new account's, rolled back: a trigger on auth.users refuses it
 	// exactly as it would a new sign-up (the answer must not tell the address is taken).
@@ -289,15 +291,13 @@ func (s *Server) obfuscatedUser(ctx context.Context, email string, meta []byte) 
 	n := now()
 	id := fakeUUID()
 	email = strings.ToLower(email)
-	idData, _ := json.Marshal(map[string]any{"email": email, "email_verified": false, "phone_verified": false, "sub": uuidString(id)})
 	appMeta := []byte(emailAppMetadata)
-	if err := s.d.Owner.QueryRow(ctx, "select $1::jsonb, $2::jsonb, $3::jsonb", meta, idData, appMeta).Scan(&meta, &idData, &appMeta); err != nil {
+	if err := s.d.Owner.QueryRow(ctx, "select $1::jsonb, $2::jsonb", meta, appMeta).Scan(&meta, &appMeta); err != nil {
 		return userRow{}, err
 	}
 	return userRow{
 		ID: id, Email: email, ConfirmationSentAt: n, CreatedAt: n, UpdatedAt: n, AppMetadata: appMeta, UserMetadata: meta,
-		Identities: []identityRow{{ID: fakeUUID(), ProviderID: uuidString(id), UserID: id, Data: idData, Provider: "email",
-			LastSignInAt: n, CreatedAt: n, UpdatedAt: n, Email: email}},
+		Identities: []identityRow{},
 	}, nil
 }
 

@@ -19,11 +19,18 @@ import (
 // passwordGrantParams is the body of POST /token?grant_type=password.
 type passwordGrantParams struct {
 	Email    string  `json:"email"`
+	Phone    string  `json:"phone"`
 	Password *string `json:"password"`
 }
 
 func (p *passwordGrantParams) validate() error {
 	p.Email = strings.TrimSpace(p.Email)
+	switch {
+	case p.Email != "" && p.Phone != "":
+		return errf(400, "validation_failed", "Only an email address or phone number should be provided on login.")
+	case p.Phone != "":
+		return errPhoneLogin
+	}
 	if p.Email == "" || p.Password == nil {
 		return errf(400, "validation_failed", "missing email or phone")
 	}
@@ -63,6 +70,10 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) error {
 		return s.tokenRefresh(w, r)
 	case "pkce":
 		return s.tokenPKCE(w, r)
+	case "id_token":
+		return s.limit("signin", s.tokenIDToken)(w, r)
+	case "web3":
+		return s.limit("signin", s.tokenWeb3)(w, r)
 	}
 	return errf(400, "unsupported_grant_type", "unsupported_grant_type")
 }

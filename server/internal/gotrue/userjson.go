@@ -22,6 +22,7 @@ type userRow struct {
 	ID                 pgtype.UUID
 	Email              string
 	EmailConfirmedAt   pgtype.Timestamptz
+	InvitedAt          pgtype.Timestamptz // shown only when set, as GoTrue
 	ConfirmedAt        pgtype.Timestamptz
 	ConfirmationSentAt pgtype.Timestamptz
 	RecoverySentAt     pgtype.Timestamptz
@@ -59,7 +60,7 @@ func (i identityRow) MarshalJSON() ([]byte, error) { return appendIdentity(nil, 
 // userFromRow is the user object of an auth.users row and its identities.
 func userFromRow(u dbsqlc.AuthUser, ids []dbsqlc.AuthIdentity) userRow {
 	out := userRow{
-		ID: u.ID, Email: deref(u.Email), EmailConfirmedAt: u.EmailConfirmedAt, ConfirmedAt: u.ConfirmedAt,
+		ID: u.ID, Email: deref(u.Email), EmailConfirmedAt: u.EmailConfirmedAt, InvitedAt: u.InvitedAt, ConfirmedAt: u.ConfirmedAt,
 		ConfirmationSentAt: u.ConfirmationSentAt, RecoverySentAt: u.RecoverySentAt, NewEmail: deref(u.EmailChange),
 		EmailChangeSentAt: u.EmailChangeSentAt, LastSignInAt: u.LastSignInAt, AppMetadata: u.RawAppMetaData,
 		UserMetadata: u.RawUserMetaData, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt, IsAnonymous: u.IsAnonymous,
@@ -78,7 +79,7 @@ func userFromRow(u dbsqlc.AuthUser, ids []dbsqlc.AuthIdentity) userRow {
 func userFromBatch(rows []dbsqlc.SessionUserIdentitiesBatchRow) userRow {
 	u := rows[0]
 	out := userRow{
-		ID: u.ID, Email: deref(u.Email), EmailConfirmedAt: u.EmailConfirmedAt, ConfirmedAt: u.ConfirmedAt,
+		ID: u.ID, Email: deref(u.Email), EmailConfirmedAt: u.EmailConfirmedAt, InvitedAt: u.InvitedAt, ConfirmedAt: u.ConfirmedAt,
 		ConfirmationSentAt: u.ConfirmationSentAt, RecoverySentAt: u.RecoverySentAt, NewEmail: deref(u.EmailChange),
 		EmailChangeSentAt: u.EmailChangeSentAt, LastSignInAt: u.LastSignInAt, AppMetadata: u.RawAppMetaData,
 		UserMetadata: u.RawUserMetaData, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt, IsAnonymous: u.IsAnonymous,
@@ -135,6 +136,10 @@ func appendUser(b []byte, u *userRow) []byte {
 	b = jsonx.AppendString(b, u.Email)
 	b = append(b, `,"phone":"","email_confirmed_at":`...)
 	b = appendTime(b, u.EmailConfirmedAt)
+	if u.InvitedAt.Valid {
+		b = append(b, `,"invited_at":`...)
+		b = appendTime(b, u.InvitedAt)
+	}
 	b = append(b, `,"confirmed_at":`...)
 	b = appendTime(b, u.ConfirmedAt)
 	b = append(b, `,"confirmation_sent_at":`...)

@@ -84,6 +84,8 @@ type verifyParams struct {
 	Type      string `json:"type"`
 	Token     string `json:"token"`
 	TokenHash string `json:"token_hash"`
+	Email     string `json:"email"`
+	Phone     string `json:"phone"`
 }
 
 // token is the token the client gave: the hash of a link, else the code of a mail.
@@ -100,6 +102,12 @@ func (s *Server) verifyPost(w http.ResponseWriter, r *http.Request) error {
 	var p verifyParams
 	if err := decode(r, &p); err != nil {
 		return err
+	}
+	if p.Token != "" && p.Phone != "" {
+		if p.Email != "" {
+			return errf(400, "validation_failed", "Only an email address or phone number should be provided on verify")
+		}
+		return verifyPhone(p.Phone) // verifyOtp({phone, token}): no user has a phone here
 	}
 	link, err := s.consume(r.Context(), p.token(), p.Type)
 	if err != nil {

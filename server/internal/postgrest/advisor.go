@@ -8,12 +8,20 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// checkSchemas fails start-up when an exposed schema (DB_SCHEMAS) is missing or the
-// API's login role cannot use it: every request naming it would otherwise answer 42501.
-// Requests are parsed before the role switch, so the login role itself needs USAGE.
+// checkSchemas fails start-up when an exposed schema (DB_SCHEMAS) is missing or none of
+// the API roles the login role switches into (anon, authenticated, service_role) can use
+// it: every request naming it would then answer 42501. The login role itself needs no
+// USAGE, as with PostgREST: Supabase projects grant a second schema to anon and
+// authenticated only. (Statements the login role cannot prepare run unprepared, after
+// the role switch: db.prepareBounded.)
 func checkSchemas(ctx context.Context, api *pgxpool.Pool, schemas []string) error {
 	rows, err := api.Query(ctx, `
-		select s, n.oid is not null, n.oid is not null and has_schema_privilege(current_user, n.oid, 'USAGE'), current_user
+		select s, n.oid is not null,
+		       n.oid is not null and (has_schema_privilege(current_user, n.oid, 'USAGE') or exists (
+		         select 1 from pg_auth_members m
+		         where m.member = (select oid from pg_roles where rolname = current_user)
+		           and has_schema_privilege(m.roleid, n.oid, 'USAGE'))),
+		       current_user
 		from unnest($1::text[]) s left join pg_namespace n on n.nspname = s`, schemas)
 	if err != nil {
 		return err
@@ -29,7 +37,7 @@ func checkSchemas(ctx context.Context, api *pgxpool.Pool, schemas []string) erro
 		case !exists:
 			return fmt.Errorf("DB_SCHEMAS: schema %q does not exist", name)
 		case !usable:
-			return fmt.Errorf("DB_SCHEMAS: the API role %s cannot use schema %q (grant usage on schema %s to %s, and to the roles that should read it)", role, name, name, role)
+			return fmt.Errorf("DB_SCHEMAS: no API role can use schema %q (grant usage on schema %s to anon, authenticated, and the roles that should read it)", name, name)
 		}
 	}
 	return rows.Err()

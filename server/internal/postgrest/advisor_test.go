@@ -80,7 +80,15 @@ func TestCheckSchemasRefusesUnusableSchemas(t *testing.T) {
 	if _, err := pools.Owner.Exec(ctx, "create schema api"); err != nil {
 		t.Fatal(err)
 	}
-	if err := checkSchemas(ctx, pools.API, []string{"api"}); err == nil || !strings.Contains(err.Error(), "grant usage on schema api") {
+	if err := checkSchemas(ctx, pools.API, []string{"api"}); err == nil || !strings.Contains(err.Error(), "no API role can use schema \"api\"") {
 		t.Fatalf("schema without usage: %v", err)
+	}
+	// A stock Supabase project grants a second schema to the API roles only, never to
+	// the login role: that is enough (PostgREST starts on it too).
+	if _, err := pools.Owner.Exec(ctx, "grant usage on schema api to anon, authenticated"); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkSchemas(ctx, pools.API, []string{"public", "api"}); err != nil {
+		t.Fatalf("schema granted to anon and authenticated only: %v", err)
 	}
 }

@@ -43,9 +43,10 @@ var bodyPool = sync.Pool{New: func() any { return new(bodyBuffer) }}
 // exchange is one request's execution: who asks, and the buffer its body is read into
 // (taken from the pool on first use, returned once the response is written).
 type exchange struct {
-	ctx  context.Context
-	id   *authn.Identity
-	body *bodyBuffer
+	ctx      context.Context
+	id       *authn.Identity
+	settings *Settings
+	body     *bodyBuffer
 }
 
 func (x *exchange) bodyScanner() *bodyBuffer {
@@ -61,6 +62,13 @@ func (x *exchange) release() {
 		bodyPool.Put(x.body)
 	}
 	x.body = nil
+}
+
+// requestInfo is what the database learns of req: PostgREST's request settings, its
+// search_path and the db-pre-request function to call.
+func (x *exchange) requestInfo(req *ApiRequest) db.RequestInfo {
+	return db.RequestInfo{Method: req.Method, Path: req.Path, Headers: req.Headers, PreRequest: x.settings.PreRequestSQL,
+		SearchPath: x.settings.searchPath(req.Target.Schema)}
 }
 
 // mode is the transaction a plan needs.
@@ -94,13 +102,13 @@ func (s *Server) execute(x *exchange, p ActionPlan) (result, error) {
 	}
 	plain := plainStatement(p)
 	md := mode(p)
-	info := db.RequestInfo{Method: req.Method, Path: req.Path, Headers: req.Headers}
+	info := x.requestInfo(req)
 	pref := req.Prefer
 	// A write answering a single object must change exactly one row: decided before commit.
 	singular := md == db.ReadWrite && req.Media.Single
 	if explain == "" && !(md == db.ReadWrite && pref.StrictMaxAffected()) && !singular {
 		// Nothing to decide between statements: one round trip.
-		res, err := s.pipelined(x, md, info, sql, args, plain, md == db.ReadWrite && pref.Tx == "rollback")
+		res, err := s.pipelined(x, md, info, sql, args, plain, md == db.ReadWrite && pref.rollback)
 		if err != nil {
 			return res, s.dbError(x, p, err)
 		}
@@ -122,7 +130,7 @@ func (s *Server) execute(x *exchange, p ActionPlan) (result, error) {
 				if err != nil {
 					return err
 				}
-				if max := int64(s.d.Config.DBMaxRows); pref.Count == "estimated" && (max == 0 || n <= max) {
+				if max := int64(x.settings.MaxRows); pref.Count == "estimated" && (max == 0 || n <= max) {
 					stmt = exact
 				} else {
 					planned = &n
@@ -143,7 +151,7 @@ func (s *Server) execute(x *exchange, p ActionPlan) (result, error) {
 			if pref.StrictMaxAffected() && res.rows > pref.MaxAffected {
 				return errMaxAffected(res.rows)
 			}
-			if pref.Tx == "rollback" {
+			if pref.rollback {
 				return rollback
 			}
 		}

@@ -86,7 +86,7 @@ func (s *Server) explain(x *exchange, p ActionPlan, pm *PlanMedia) (*response, e
 	opts = append(opts, pm.Options...)
 	stmt := "explain (" + strings.Join(opts, ", ") + ") " + sql
 	md := mode(p)
-	info := db.RequestInfo{Method: req.Method, Path: req.Path, Headers: req.Headers}
+	info := x.requestInfo(req)
 	var lines []string
 	rollback := errors.New("rollback requested")
 	err := db.AsRole(x.ctx, s.d.API, x.id.Claims, md, info, func(tx pgx.Tx) error {
@@ -105,7 +105,7 @@ func (s *Server) explain(x *exchange, p ActionPlan, pm *PlanMedia) (*response, e
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if md == db.ReadWrite && req.Prefer.Tx == "rollback" {
+		if md == db.ReadWrite && req.Prefer.rollback {
 			return rollback
 		}
 		return nil

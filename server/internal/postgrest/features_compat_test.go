@@ -317,3 +317,31 @@ func TestFeatureGeoJSON(t *testing.T) {
 		t.Fatalf("content type %q", r.header.Get("Content-Type"))
 	}
 }
+
+// Issue 28, the postgrest-js suite's gaps: a to-one spread's columns are the parent's own
+// (PostgREST joins the spread relation laterally), so they group beside aggregates and
+// aggregate themselves; "...rel(*)" spreads every column; "sum()" with no column is an
+// embed named sum in PostgREST's grammar (PGRST200); PGRST203 lists the candidates sorted
+// by their parameters, as PostgREST's schema cache keeps them.
+func TestFeatureSpreadsWithAggregates(t *testing.T) {
+	e := setupFeatures(t, nil)
+	e.ddl(`create function public.lib_amb() returns void language sql stable as '';
+	       create function public.lib_amb(a text) returns int language sql stable as 'select 1';
+	       create function public.lib_amb(a int) returns text language sql stable as $$ select 'x' $$;
+	       create function public.lib_amb_probe() returns int language sql stable as 'select 1'`, "rpc/lib_amb_probe", "")
+	e.runFeatureCases(t, []featureCase{
+		{name: "embedded level: count() and a spread", path: "lib_loans?select=id,lib_authors!loan_borrower(count(),...lib_profiles(bio))&order=id", status: 200,
+			want: `[{"id":1,"lib_authors":{"count":1,"bio":null}},{"id":2,"lib_authors":{"count":1,"bio":null}},{"id":3,"lib_authors":{"count":1,"bio":null}}]`},
+		{name: "sum beside a spread, sum inside it", path: "lib_loans?select=id,lib_authors!loan_lender(id.sum(),...lib_profiles(pid:author_id.sum(),bio))&order=id", status: 200,
+			want: `[{"id":1,"lib_authors":{"sum":1,"pid":1,"bio":"Profesoară"}},{"id":2,"lib_authors":{"sum":2,"pid":2,"bio":"Student"}},{"id":3,"lib_authors":null}]`},
+		{name: "spread of every column", path: "lib_authors?select=name,...lib_profiles(*)&id=in.(1,3)&order=id", status: 200,
+			want: `[{"name":"Ana","author_id":1,"bio":"Profesoară"},{"name":"Cristina","author_id":null,"bio":null}]`},
+		{name: "spread of every column beside count()", path: "lib_loans?select=id,lib_authors!loan_lender(count(),...lib_profiles(*))&id=eq.2", status: 200,
+			want: `[{"id":2,"lib_authors":{"count":1,"author_id":2,"bio":"Student"}}]`},
+		{name: "sum() without a column is an embed", path: "lib_authors?select=sum()", status: 400,
+			want: `{"code":"PGRST200","details":"Searched for a foreign key relationship between 'lib_authors' and 'sum' in the schema 'public', but no matches were found.","hint":null,"message":"Could not find a relationship between 'lib_authors' and 'sum' in the schema cache"}`},
+		{name: "PGRST203 in PostgREST's order", path: "rpc/lib_amb?a=1", status: 300,
+			want: `{"code":"PGRST203","details":null,"hint":"Try renaming the parameters or the function itself in the database so function overloading can be resolved","message":"Could not choose the best candidate function between: public.lib_amb(a =\u003e integer), public.lib_amb(a =\u003e text)"}`},
+		{name: "the overload without arguments is callable", path: "rpc/lib_amb", status: 204},
+	})
+}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 
 	"casus/server/internal/authn"
 	"casus/server/internal/deps"
@@ -20,17 +21,22 @@ import (
 
 // Server is the data API.
 type Server struct {
-	d      deps.Deps
-	cache  cache
-	cancel context.CancelFunc
+	d     deps.Deps
+	cache cache
+	// settings are the PostgREST settings in force: the environment's, overridden by
+	// the login role's pgrst.* settings (settings.go), swapped on 'reload config'.
+	settings atomic.Pointer[Settings]
+	cancel   context.CancelFunc
 }
 
-// New loads the schema cache and starts watching for reloads.
+// New reads the settings, loads the schema cache and starts watching for reloads.
 func New(ctx context.Context, d deps.Deps) (*Server, error) {
 	s := &Server{d: d}
-	if err := checkSchemas(ctx, d.API, d.Config.DBSchemas); err != nil {
+	st, err := s.readSettings(ctx)
+	if err != nil {
 		return nil, err
 	}
+	s.settings.Store(st)
 	// The first load happens inside the watcher, once it listens, so no DDL between the
 	// load and LISTEN goes unheard; New returns when that load is done.
 	wctx, cancel := context.WithCancel(context.Background())
@@ -53,15 +59,51 @@ func New(ctx context.Context, d deps.Deps) (*Server, error) {
 // Close stops the schema watcher.
 func (s *Server) Close() error { s.cancel(); return nil }
 
+// readSettings reads the settings in force (environment and in-database) and checks the
+// schemas they expose.
+func (s *Server) readSettings(ctx context.Context) (*Settings, error) {
+	st, err := loadSettings(ctx, s.d.Owner, s.d.API.Config().ConnConfig.User, s.d.Config, s.d.Log)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSchemas(ctx, s.d.API, st.Schemas); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// ReloadConfig re-reads the settings (NOTIFY pgrst, 'reload config'), then the schema
+// cache, whose schemas may have changed. Invalid settings are logged and the ones in
+// force kept, as PostgREST does.
+func (s *Server) ReloadConfig(ctx context.Context) error {
+	st, err := s.readSettings(ctx)
+	if err != nil {
+		return fmt.Errorf("reload config: %w", err)
+	}
+	// The cache of the new schemas first, then the settings that expose them: a request
+	// that sees the new settings finds their schemas' tables.
+	if err := s.load(ctx, st.Schemas); err != nil {
+		return err
+	}
+	s.settings.Store(st)
+	return nil
+}
+
 // Reload refreshes the schema cache now (at start, on NOTIFY pgrst, and in tests that
 // create tables), then warns about exposed relations without row-level security.
 func (s *Server) Reload(ctx context.Context) error {
-	sc, err := loadSchema(ctx, s.d.Owner, s.d.Config.DBSchemas)
+	return s.load(ctx, s.settings.Load().Schemas)
+}
+
+// load replaces the schema cache with one of schemas, then warns about exposed relations
+// without row-level security.
+func (s *Server) load(ctx context.Context, schemas []string) error {
+	sc, err := loadSchema(ctx, s.d.Owner, schemas)
 	if err != nil {
 		return err
 	}
 	s.cache.v.Store(sc)
-	warnUnprotected(ctx, s.d.Owner, s.d.Config.DBSchemas, s.d.Log)
+	warnUnprotected(ctx, s.d.Owner, schemas, s.d.Log)
 	return nil
 }
 
@@ -89,10 +131,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) error {
 		return errInvalidJWT()
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, s.d.Config.MaxBodyBytes)
-	req, err := Parse(r, s.d.Config.DBSchemas)
+	st := s.settings.Load()
+	req, err := Parse(r, st.Schemas)
 	if err != nil {
 		return err
 	}
+	// db-tx-end: Prefer: tx is honoured (and reported applied) only when it allows an
+	// override; otherwise writes end as it says.
+	rollback, override := st.rollback(req.Prefer.Tx)
+	if !override {
+		req.Prefer.Tx = ""
+	}
+	req.Prefer.rollback = rollback
 	// The client's address as this server resolved it (TRUSTED_PROXIES), in the header a
 	// gateway such as Supabase's sets: request.headers->>'x-real-ip' for per-client limits
 	// in SQL. A client's own X-Real-IP is overwritten, never believed.
@@ -101,11 +151,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) error {
 		httpx.WriteJSON(w, 200, map[string]any{"swagger": "2.0", "info": map[string]string{"title": "Casus data API"}})
 		return nil
 	}
-	plan, err := Plan(req, s.cache.get(), PlanConfig{MaxRows: s.d.Config.DBMaxRows, Aggregates: s.d.Config.DBAggregatesEnabled, Explain: s.d.Config.DBPlanEnabled})
+	plan, err := Plan(req, s.cache.get(), PlanConfig{MaxRows: st.MaxRows, Aggregates: st.Aggregates, Explain: st.PlanEnabled})
 	if err != nil {
 		return err
 	}
-	x := &exchange{ctx: r.Context(), id: id}
+	x := &exchange{ctx: r.Context(), id: id, settings: st}
 	defer x.release()
 	if pm := req.Media.Plan; pm != nil {
 		resp, err := s.explain(x, plan, pm)

@@ -1,6 +1,7 @@
 package postgrest
 
 import (
+	"casus/server/internal/postgrest/operator"
 	"fmt"
 	"net/url"
 	"sort"
@@ -40,8 +41,8 @@ type Filter struct {
 	Column string
 	JSON   []jsonStep
 	Not    bool
-	Op     string
-	Arg    string // ts config for fts ops
+	Op     operator.Op
+	Arg    string // (any) / (all), or a full-text operator's text search configuration
 	Value  string
 }
 
@@ -78,10 +79,6 @@ type Query struct {
 
 // reserved query parameters that are not filters.
 var reserved = map[string]bool{"select": true, "order": true, "limit": true, "offset": true, "columns": true, "on_conflict": true, "or": true, "and": true, "not.or": true, "not.and": true}
-
-var ops = map[string]bool{"eq": true, "neq": true, "gt": true, "gte": true, "lt": true, "lte": true, "like": true, "ilike": true,
-	"match": true, "imatch": true, "in": true, "is": true, "isdistinct": true, "cs": true, "cd": true, "ov": true,
-	"fts": true, "plfts": true, "phfts": true, "wfts": true, "sl": true, "sr": true, "nxl": true, "nxr": true, "adj": true}
 
 func parseQuery(v url.Values, rpc bool) (*Query, error) {
 	q := &Query{Filters: map[string][]Filter{}, Logic: map[string][]*Logic{}, Order: map[string][]OrderTerm{}, Limit: map[string]int{}, Offset: map[string]int{}, Args: url.Values{}}
@@ -237,10 +234,11 @@ func parseFilter(colExpr, val string) (Filter, error) {
 		f.Arg = op[i+1 : len(op)-1]
 		op = op[:i]
 	}
-	if !ops[op] {
+	o, known := operator.Parse(op)
+	if !known {
 		return f, errQueryParam(fmt.Sprintf("failed to parse filter (%s.%s)", op, rest), "unknown operator "+op)
 	}
-	f.Op, f.Value = op, rest
+	f.Op, f.Value = o, rest
 	return f, nil
 }
 
@@ -554,7 +552,9 @@ func parseAggregate(s string) (SelectItem, bool, error) {
 		return it, false, nil
 	}
 	if fn != "count" && it.Column == "" {
-		return it, true, errQueryParam(fmt.Sprintf("failed to parse select parameter (%s)", s), fn+"() needs a column, e.g. col."+fn+"()")
+		// PostgREST's grammar has no sum() without a column: "sum()" is an embed of a
+		// relation named sum, with an empty select (PGRST200 when there is none).
+		return it, false, nil
 	}
 	it.Agg = fn
 	return it, true, nil

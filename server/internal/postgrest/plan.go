@@ -7,6 +7,7 @@ package postgrest
 
 import (
 	"bytes"
+	"casus/server/internal/postgrest/operator"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -373,7 +374,14 @@ func (pl *planner) join(parent *readNode, it SelectItem) (*join, error) {
 			}
 		}
 		for _, si := range e.Select {
-			if si.Embed != nil || si.Star {
+			if si.Star {
+				// "...rel(*)": every column of the spread relation, in table order.
+				for _, c := range rel.target.Columns {
+					child.Items = append(child.Items, selectItem{Expr: fieldExpr{Column: c.Name}, Alias: c.Name})
+				}
+				continue
+			}
+			if si.Embed != nil {
 				return nil, errSpreadPlainColumns()
 			}
 			item, err := pl.item(rel.target, si)
@@ -448,7 +456,7 @@ func (pl *planner) logic(n *readNode, l *Logic) (condition, error) {
 // condition is one filter of a level: an embed's presence, or a column condition.
 func (pl *planner) condition(n *readNode, f Filter) (condition, error) {
 	if j := n.joinNamed(f.Column, false); j != nil && n.Rel.Column(f.Column) == nil && len(f.JSON) == 0 {
-		if f.Op != "is" {
+		if f.Op != operator.Is {
 			return condition{}, errEmbedFilter(f.Column)
 		}
 		not := f.Not
@@ -468,13 +476,6 @@ func (pl *planner) condition(n *readNode, f Filter) (condition, error) {
 	return condition{Filter: fc}, nil
 }
 
-var ftsFuncs = map[string]string{"fts": "to_tsquery", "plfts": "plainto_tsquery", "phfts": "phraseto_tsquery", "wfts": "websearch_to_tsquery"}
-
-// quantifiedOps are the operators that take PostgREST's (any) and (all) modifiers, with
-// the value a list in braces: like(any).{a*,b*} is col like any('{a%,b%}').
-var quantifiedOps = map[string]string{"eq": "=", "neq": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<=",
-	"like": "like", "ilike": "ilike", "match": "~", "imatch": "~*"}
-
 // filterOn checks a column filter against r: the column, the operator and its value.
 func filterOn(r *Relation, f Filter) (*filterCond, error) {
 	e, col, err := field(r, f.Column, f.JSON)
@@ -489,10 +490,9 @@ func filterOn(r *Relation, f Filter) (*filterCond, error) {
 		}
 	}
 	fc := &filterCond{Expr: e, Type: typ, F: f}
-	if f.Arg != "" && ftsFuncs[f.Op] == "" {
-		_, ok := quantifiedOps[f.Op]
+	if f.Arg != "" && f.Op.Kind() != operator.FullText {
 		q := strings.ToLower(f.Arg)
-		if !ok || (q != "any" && q != "all") {
+		if !f.Op.Quantified() || (q != "any" && q != "all") {
 			return nil, errFilterParse(fmt.Sprintf("%s(%s).%s", f.Op, f.Arg, f.Value), "unexpected modifier "+f.Arg)
 		}
 		if !strings.HasPrefix(f.Value, "{") || !strings.HasSuffix(f.Value, "}") {
@@ -500,21 +500,19 @@ func filterOn(r *Relation, f Filter) (*filterCond, error) {
 		}
 		return fc, nil
 	}
-	switch f.Op {
-	case "eq", "neq", "gt", "gte", "lt", "lte", "cs", "cd", "sl", "sr", "nxl", "nxr", "adj", "ov",
-		"like", "ilike", "match", "imatch", "isdistinct", "fts", "plfts", "phfts", "wfts":
-	case "in":
+	switch f.Op.Kind() {
+	case operator.List:
 		if fc.List, err = parseList(f.Value); err != nil {
 			return nil, err
 		}
-	case "is":
+	case operator.Truth:
 		switch strings.ToLower(f.Value) {
 		case "null", "not_null", "true", "false", "unknown":
 		default:
 			return nil, errFilterParse("is."+f.Value, "is accepts null, not_null, true, false or unknown")
 		}
-	default:
-		return nil, errUnknownOperator(f.Op)
+	case 0:
+		return nil, errUnknownOperator(f.Op.String())
 	}
 	return fc, nil
 }
@@ -751,7 +749,7 @@ func planPut(req *ApiRequest, sc *Schema, rel *Relation, cfg PlanConfig) (*Mutat
 	}
 	keyed := map[string]string{}
 	for _, f := range q.Filters[""] {
-		if f.Op != "eq" || f.Not || len(f.JSON) > 0 {
+		if f.Op != operator.Eq || f.Not || len(f.JSON) > 0 {
 			keyed = nil
 			break
 		}

@@ -57,6 +57,8 @@ type Preferences struct {
 	HasMaxAffected bool
 	// Invalid lists the tokens not understood, for handling=strict.
 	Invalid []string
+	// rollback: a write ends in a rollback (Tx and db-tx-end decide, in serve).
+	rollback bool
 }
 
 // Minimal reports whether the client asked for no body (return=minimal or nothing).

@@ -305,7 +305,8 @@ func describeResults(ctx context.Context, pool *pgxpool.Pool, s *Schema) error {
 }
 
 // watch loads the cache each time it starts listening on pgrst (PostgREST's channel),
-// then reloads it on every NOTIFY, until ctx ends. DDL committed before LISTEN took effect
+// then reloads it on every NOTIFY ('reload schema' or empty), and the settings with it
+// on 'reload config', until ctx ends. DDL committed before LISTEN took effect
 // (at start, or while reconnecting) notified nobody, so the load follows the LISTEN. The
 // first attempt's outcome goes to started: a failure there ends the watcher.
 func (srv *Server) watch(ctx context.Context, started chan<- error) {
@@ -313,6 +314,12 @@ func (srv *Server) watch(ctx context.Context, started chan<- error) {
 		conn, err := pgx.Connect(ctx, srv.d.DatabaseURL)
 		if err == nil {
 			_, err = conn.Exec(ctx, "listen pgrst")
+		}
+		if err == nil && started == nil {
+			// Back after a lost connection: a 'reload config' may have gone unheard.
+			if cerr := srv.ReloadConfig(ctx); cerr != nil && ctx.Err() == nil {
+				srv.d.Log.Error("postgrest: config reload", "err", cerr)
+			}
 		}
 		if err == nil {
 			err = srv.Reload(ctx)
@@ -335,9 +342,14 @@ func (srv *Server) watch(ctx context.Context, started chan<- error) {
 				err = werr
 				break
 			}
-			if nt.Payload == "" || nt.Payload == "reload schema" {
+			switch nt.Payload {
+			case "", "reload schema":
 				if lerr := srv.Reload(ctx); lerr != nil {
 					srv.d.Log.Error("postgrest: schema reload", "err", lerr)
+				}
+			case "reload config":
+				if lerr := srv.ReloadConfig(ctx); lerr != nil && ctx.Err() == nil {
+					srv.d.Log.Error("postgrest: config reload", "err", lerr)
 				}
 			}
 		}

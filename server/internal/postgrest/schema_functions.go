@@ -1,6 +1,7 @@
 package postgrest
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 )
@@ -94,8 +95,19 @@ func matchesArgs(f *Func, keys []string, kind bodyKind, post bool) bool {
 	return len(given) == 0
 }
 
-// ambiguousFunc is PGRST203, naming each candidate with its parameters.
+// ambiguousFunc is PGRST203, naming each candidate with its parameters, in PostgREST's
+// order: its schema cache keeps a name's overloads sorted by their parameters (name,
+// then type), not in creation order.
 func ambiguousFunc(procs []*Func) *Error {
+	procs = slices.Clone(procs)
+	slices.SortStableFunc(procs, func(a, b *Func) int {
+		for i := 0; i < len(a.Args) && i < len(b.Args); i++ {
+			if c := cmp.Or(cmp.Compare(a.Args[i].Name, b.Args[i].Name), cmp.Compare(a.Args[i].Type, b.Args[i].Type)); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(len(a.Args), len(b.Args))
+	})
 	var names []string
 	for _, f := range procs {
 		var ps []string

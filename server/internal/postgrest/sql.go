@@ -10,6 +10,7 @@ package postgrest
 // the number of rows in it, and the total (null when not counted).
 
 import (
+	"casus/server/internal/postgrest/operator"
 	"fmt"
 	"strings"
 
@@ -59,6 +60,14 @@ type sqlWriter struct {
 	conds map[*join]string
 	// groups are the GROUP BY expressions of each level with aggregates.
 	groups map[*readNode]*grouping
+	// laterals are, per level, the LEFT JOIN LATERALs of its to-one spreads, written
+	// after the level's relation in its FROM.
+	laterals map[*readNode][]string
+}
+
+// lateralJoins is what follows a level's relation in its FROM: its to-one spreads.
+func (w *sqlWriter) lateralJoins(n *readNode) string {
+	return strings.Join(w.laterals[n], "")
 }
 
 type grouping struct {
@@ -159,7 +168,7 @@ func (w *sqlWriter) readParts(p *ReadPlan) (string, string) {
 	if where != "" {
 		where = " where " + where
 	}
-	return strings.Join(list, ", "), " from " + relName(n.Rel) + " " + n.Alias + where + w.groupBy(n)
+	return strings.Join(list, ", "), " from " + relName(n.Rel) + " " + n.Alias + w.lateralJoins(n) + where + w.groupBy(n)
 }
 
 // expr writes a field read through alias (a computed field: its function called on
@@ -215,7 +224,7 @@ func (w *sqlWriter) selectList(n *readNode) []string {
 				g.exprs = append(g.exprs, n.Alias+"."+qi(k))
 			}
 		case it.Join != nil:
-			out = append(out, w.join(it.Join)...)
+			out = append(out, w.join(n, it.Join)...)
 		default:
 			out = append(out, w.item(n, n.Alias, it.Expr)+" as "+qi(it.Alias))
 		}
@@ -258,10 +267,10 @@ func (w *sqlWriter) exists(j *join) string {
 	return "exists (select 1 from " + source(j) + " where " + w.conds[j] + ")"
 }
 
-// join writes an embed's output columns; on the way it writes the join's condition
-// (the relationship, the child's filters and its !inner joins), used again by the
-// parent's !inner, presence and related-order tests.
-func (w *sqlWriter) join(j *join) []string {
+// join writes an embed's output columns in its parent level; on the way it writes the
+// join's condition (the relationship, the child's filters and its !inner joins), used
+// again by the parent's !inner, presence and related-order tests.
+func (w *sqlWriter) join(parent *readNode, j *join) []string {
 	n := j.Child
 	var list []string
 	if !j.Spread {
@@ -277,14 +286,13 @@ func (w *sqlWriter) join(j *join) []string {
 	}
 	w.conds[j] = cond
 	target := source(j)
+	if j.Spread && j.Rel.single() {
+		return w.spreadOne(parent, j, target, cond)
+	}
 	if j.Spread {
 		var out []string
 		for _, it := range n.Items {
-			if !j.Rel.single() {
-				out = append(out, "(select coalesce(json_agg("+w.item(n, j.Alias, it.Expr)+w.orderBy(n)+"), '[]') from "+target+" where "+cond+") as "+qi(it.Alias))
-				continue
-			}
-			out = append(out, "(select "+w.item(n, j.Alias, it.Expr)+" from "+target+" where "+cond+" limit 1) as "+qi(it.Alias))
+			out = append(out, "(select coalesce(json_agg("+w.item(n, j.Alias, it.Expr)+w.orderBy(n)+"), '[]') from "+target+" where "+cond+") as "+qi(it.Alias))
 		}
 		return out
 	}
@@ -292,12 +300,47 @@ func (w *sqlWriter) join(j *join) []string {
 		// An empty embed "rel()" only filters (with !inner or rel=is.null): no output key.
 		return nil
 	}
-	inner := "select " + strings.Join(list, ", ") + " from " + target + " where " + cond + w.groupBy(n)
+	inner := "select " + strings.Join(list, ", ") + " from " + target + w.lateralJoins(n) + " where " + cond + w.groupBy(n)
 	if j.Rel.single() {
 		return []string{"(select row_to_json(" + j.Result + ") from (" + inner + " limit 1) " + j.Result + ") as " + qi(j.Name)}
 	}
 	inner += w.orderBy(n) + limitOffset(n, 0)
 	return []string{"coalesce((select json_agg(" + j.Result + ") from (" + inner + ") " + j.Result + "), '[]') as " + qi(j.Name)}
+}
+
+// spreadOne writes a to-one spread: its row is read once, by a LEFT JOIN LATERAL in the
+// parent level's FROM, and its columns become the parent's own. So they group like the
+// parent's columns, and aggregates over them ("...rel(x:col.sum())") aggregate in the
+// parent, as in PostgREST; a missing row gives nulls.
+func (w *sqlWriter) spreadOne(parent *readNode, j *join, target, cond string) []string {
+	lat := j.Alias + "s"
+	var cols, out []string
+	for i, it := range j.Child.Items {
+		f := it.Expr
+		outer := fieldExpr{Agg: f.Agg, Cast: f.Cast}
+		if f.Column != "" {
+			c := fmt.Sprintf("c%d", i)
+			inner := f
+			inner.Agg, inner.Cast = "", ""
+			e := w.expr(j.Alias, inner)
+			if f.Agg == "" && f.Cast != "" {
+				e += "::" + castType(f.Cast)
+				outer.Cast = ""
+			}
+			cols = append(cols, e+" as "+qi(c))
+			outer.Column = c
+		}
+		out = append(out, w.item(parent, lat, outer)+" as "+qi(it.Alias))
+	}
+	if len(cols) == 0 {
+		cols = []string{"1"}
+	}
+	if w.laterals == nil {
+		w.laterals = map[*readNode][]string{}
+	}
+	w.laterals[parent] = append(w.laterals[parent],
+		" left join lateral (select "+strings.Join(cols, ", ")+" from "+target+" where "+cond+" limit 1) "+lat+" on true")
+	return out
 }
 
 // where writes a level's conditions, and with inner the existence tests of its !inner
@@ -342,39 +385,29 @@ func (w *sqlWriter) condition(n *readNode, c condition) string {
 	return w.filter(n.Alias, c.Filter)
 }
 
-var cmpOps = map[string]string{"eq": "=", "neq": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<=",
-	"cs": "@>", "cd": "<@", "ov": "&&", "sl": "<<", "sr": ">>", "nxr": "&<", "nxl": "&>", "adj": "-|-"}
-
 func (w *sqlWriter) filter(alias string, fc *filterCond) string {
 	f, typ := fc.F, fc.Type
 	e := w.expr(alias, fc.Expr)
 	val := func(v string) string { return w.arg(v) + "::text::" + typ }
-	if f.Arg != "" && ftsFuncs[f.Op] == "" {
+	if f.Arg != "" && f.Op.Kind() != operator.FullText {
 		return w.quantified(e, typ, f)
 	}
 	var c string
-	switch f.Op {
-	case "eq", "neq", "gt", "gte", "lt", "lte", "cs", "cd", "sl", "sr", "nxl", "nxr", "adj":
+	switch f.Op.Kind() {
+	case operator.Compare:
 		v := f.Value
-		if (f.Op == "cs" || f.Op == "cd") && strings.HasSuffix(typ, "[]") && strings.HasPrefix(v, "(") {
+		// A containment or overlap with an array column takes PostgREST's (a,b) list too.
+		if (f.Op == operator.Cs || f.Op == operator.Cd || f.Op == operator.Ov) && strings.HasSuffix(typ, "[]") && strings.HasPrefix(v, "(") {
 			v = "{" + strings.Trim(v, "()") + "}"
 		}
-		c = e + " " + cmpOps[f.Op] + " " + val(v)
-	case "ov":
-		v := f.Value
-		if strings.HasPrefix(v, "(") && strings.HasSuffix(typ, "[]") {
-			v = "{" + strings.Trim(v, "()") + "}"
-		}
-		c = e + " && " + val(v)
-	case "like", "ilike":
-		c = e + "::text " + f.Op + " " + w.arg(strings.ReplaceAll(f.Value, "*", "%"))
-	case "match":
-		c = e + "::text ~ " + w.arg(f.Value)
-	case "imatch":
-		c = e + "::text ~* " + w.arg(f.Value)
-	case "in":
+		c = e + " " + f.Op.SQL() + " " + val(v)
+	case operator.Pattern:
+		c = e + "::text " + f.Op.SQL() + " " + w.arg(strings.ReplaceAll(f.Value, "*", "%"))
+	case operator.Regex:
+		c = e + "::text " + f.Op.SQL() + " " + w.arg(f.Value)
+	case operator.List:
 		c = e + " = any(" + w.arg(fc.List) + "::text[]::" + arrayType(typ) + ")"
-	case "is":
+	case operator.Truth:
 		switch strings.ToLower(f.Value) {
 		case "null":
 			c = e + " is null"
@@ -387,10 +420,10 @@ func (w *sqlWriter) filter(alias string, fc *filterCond) string {
 		default:
 			c = e + " is unknown"
 		}
-	case "isdistinct":
+	case operator.Distinct:
 		c = e + " is distinct from " + val(f.Value)
-	default: // full-text search
-		fn := ftsFuncs[f.Op]
+	case operator.FullText:
+		fn := f.Op.TSQuery()
 		if f.Arg != "" {
 			c = e + " @@ " + fn + "(" + w.arg(f.Arg) + "::regconfig, " + w.arg(f.Value) + ")"
 		} else {
@@ -404,12 +437,12 @@ func (w *sqlWriter) filter(alias string, fc *filterCond) string {
 }
 
 func (w *sqlWriter) quantified(e, typ string, f Filter) string {
-	op, q := quantifiedOps[f.Op], strings.ToLower(f.Arg)
+	op, q := f.Op.SQL(), strings.ToLower(f.Arg)
 	var c string
-	switch f.Op {
-	case "like", "ilike":
+	switch f.Op.Kind() {
+	case operator.Pattern:
 		c = e + "::text " + op + " " + q + "(" + w.arg(strings.ReplaceAll(f.Value, "*", "%")) + "::text[])"
-	case "match", "imatch":
+	case operator.Regex:
 		c = e + "::text " + op + " " + q + "(" + w.arg(f.Value) + "::text[])"
 	default:
 		c = e + " " + op + " " + q + "(" + w.arg(f.Value) + "::text::" + arrayType(typ) + ")"
@@ -567,10 +600,10 @@ func (w *sqlWriter) mutate(p *MutatePlan) string {
 		return stmt
 	case p.Upsert:
 		return "with _m as (" + stmt + " returning _ins as _row, _ins.xmax::text::bigint = 0 as _new) select " + body + ", count(_r)::int, " +
-			"(select count(*) from _m where _new) from (select " + strings.Join(w.selectList(p.Returning), ", ") + " from (select (_m._row).* from _m) _t0) _r"
+			"(select count(*) from _m where _new) from (select " + strings.Join(w.selectList(p.Returning), ", ") + " from (select (_m._row).* from _m) _t0" + w.lateralJoins(p.Returning) + ") _r"
 	}
 	return "with _m as (" + stmt + " returning *) select " + body + ", count(_r)::int, null::bigint from (select " +
-		strings.Join(w.selectList(p.Returning), ", ") + " from _m _t0) _r"
+		strings.Join(w.selectList(p.Returning), ", ") + " from _m _t0" + w.lateralJoins(p.Returning) + ") _r"
 }
 
 func contains(list []string, s string) bool {
@@ -648,7 +681,7 @@ func (w *sqlWriter) call(p *CallPlan) string {
 		// A function returning one row (not a set) answers that row as an object.
 		object := p.Req.Media.Single || !f.ReturnsSet
 		return with + "select " + body(p.Req.Media, object) + ", count(_r)::int, " + count + " from (select " + strings.Join(list, ", ") +
-			from + where + w.groupBy(n) + w.orderBy(n) + limitOffset(n, p.MaxRows) + ") _r"
+			from + w.lateralJoins(n) + where + w.groupBy(n) + w.orderBy(n) + limitOffset(n, p.MaxRows) + ") _r"
 	}
 	total := "null::bigint"
 	if p.Count {

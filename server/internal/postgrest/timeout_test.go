@@ -85,8 +85,9 @@ func TestStatementTimeoutCoversParseAndPlan(t *testing.T) {
 	if !errors.As(err, &pg) || pg.Code != "57014" {
 		t.Fatalf("want a statement timeout (57014), got %v after %v", err, elapsed)
 	}
-	// Generous for a busy 2-core machine; unbounded parsing took 5–30 s here.
-	if elapsed > 10*timeout {
+	// Generous for a busy 2-core machine (up to 3.4 s seen at load 14); unbounded parsing
+	// took 5–30 s here.
+	if elapsed > 20*timeout {
 		t.Fatalf("cancelled after %v with a %v statement timeout", elapsed, timeout)
 	}
 	t.Logf("cancelled after %v (statement_timeout %v)", elapsed, timeout)

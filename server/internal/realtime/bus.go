@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -13,18 +15,31 @@ import (
 )
 
 // The bus carries broadcasts and presence changes between server instances over
-// PostgreSQL LISTEN/NOTIFY. Local subscribers are served directly; the bus only tells
-// the other instances. Envelopes are batched so a burst costs few NOTIFYs, and bodies
-// too large for a NOTIFY payload travel through realtime.bus_messages by id.
+// PostgreSQL LISTEN/NOTIFY. Envelopes are batched so a burst costs few NOTIFYs, and
+// bodies too large for a NOTIFY payload travel through realtime.bus_messages by id.
+//
+// Alone, an instance serves its local subscribers directly. With peers, a broadcast
+// reaches local subscribers when its own NOTIFY comes back: PostgreSQL delivers
+// notifications to every listener in commit order, so every instance sees the cluster's
+// broadcasts in one order, and an acknowledgement (sent once the NOTIFY is back) means
+// the message is ahead of anything sent after it, whichever instance that goes through.
 type bus struct {
 	s   *Server
 	out chan envelope
+
+	seq      atomic.Uint64
+	mu       sync.Mutex
+	pending  map[uint64]func() // local deliveries waiting for their own NOTIFY
+	npending atomic.Int64
 }
 
 const (
-	busChannel      = "casus_realtime"
-	notifyMaxBytes  = 7000 // PostgreSQL caps a NOTIFY payload below 8000 bytes
-	busBatchWindow  = 2 * time.Millisecond
+	busChannel     = "casus_realtime"
+	notifyMaxBytes = 7000 // PostgreSQL caps a NOTIFY payload below 8000 bytes
+	busBatchWindow = 2 * time.Millisecond
+	// loopbackWait bounds how long a local delivery waits for its own NOTIFY (the
+	// listening connection may be reconnecting); then it is delivered anyway.
+	loopbackWait    = 3 * time.Second
 	presenceTimeout = 3 * heartbeatEvery
 )
 
@@ -32,10 +47,12 @@ type envelope struct {
 	Origin string `json:"o"`
 	// b: broadcast, x: binary broadcast, t: track, u: untrack, h: heartbeat, s: sync
 	// request, w: changes and messages read from the WAL, r: the sender streams the slot.
-	Kind  string          `json:"k"`
-	Topic string          `json:"t,omitempty"` // a topic key (topicKey)
-	Key   string          `json:"y,omitempty"`
-	Ref   string          `json:"r,omitempty"`
+	Kind  string `json:"k"`
+	Topic string `json:"t,omitempty"` // a topic key (topicKey)
+	Key   string `json:"y,omitempty"`
+	Ref   string `json:"r,omitempty"`
+	// Seq numbers the sender's own envelopes whose local delivery waits for the loop back.
+	Seq   uint64          `json:"q,omitempty"`
 	Entry *presenceEntry  `json:"e,omitempty"`
 	Body  json.RawMessage `json:"d,omitempty"`
 	// A binary broadcast (REST application/octet-stream): its event and bytes.
@@ -51,7 +68,9 @@ type notifyPayload struct {
 	StoredID  int64      `json:"id,omitempty"`
 }
 
-func newBus(s *Server) *bus { return &bus{s: s, out: make(chan envelope, 4096)} }
+func newBus(s *Server) *bus {
+	return &bus{s: s, out: make(chan envelope, 4096), pending: map[uint64]func(){}}
+}
 
 func (b *bus) start() {
 	b.s.wg.Add(3)
@@ -69,19 +88,55 @@ func (b *bus) send(e envelope) {
 }
 
 // publishBroadcast delivers a broadcast to the subscribers of a topic key (topicKey) here
-// and on every other instance.
-func (b *bus) publishBroadcast(key string, payload json.RawMessage, from *channel) {
-	frames := newFrameCache(keyTopic(key), "broadcast", payload)
-	for _, ch := range b.s.local(key) {
-		ch.deliverBroadcast(frames, from)
-	}
-	b.send(envelope{Kind: "b", Topic: key, Body: payload})
+// and on every other instance. The channel it returns is closed once local subscribers
+// have it, in the cluster's order (nil: already done).
+func (b *bus) publishBroadcast(key string, payload json.RawMessage, from *channel) <-chan struct{} {
+	return b.publish(envelope{Kind: "b", Topic: key, Body: payload}, func() {
+		frames := newFrameCache(keyTopic(key), "broadcast", payload)
+		for _, ch := range b.s.local(key) {
+			ch.deliverBroadcast(frames, from)
+		}
+	})
 }
 
 // publishBinary delivers a binary broadcast to a topic key's subscribers everywhere.
-func (b *bus) publishBinary(key, event string, data []byte, from *channel) {
-	deliverBinary(b.s, key, event, data, from)
-	b.send(envelope{Kind: "x", Topic: key, Event: event, Binary: data})
+func (b *bus) publishBinary(key, event string, data []byte, from *channel) <-chan struct{} {
+	return b.publish(envelope{Kind: "x", Topic: key, Event: event, Binary: data}, func() {
+		deliverBinary(b.s, key, event, data, from)
+	})
+}
+
+// publish sends an envelope to the other instances and runs deliverLocal: at once when
+// alone, or when the envelope's NOTIFY comes back when there are peers.
+func (b *bus) publish(e envelope, deliverLocal func()) <-chan struct{} {
+	if !b.s.presence.hasPeers(presenceTimeout) {
+		deliverLocal()
+		b.send(e)
+		return nil
+	}
+	done := make(chan struct{})
+	e.Seq = b.seq.Add(1)
+	b.mu.Lock()
+	b.pending[e.Seq] = func() { deliverLocal(); close(done) }
+	b.mu.Unlock()
+	b.npending.Add(1)
+	b.send(e)
+	seq := e.Seq
+	time.AfterFunc(loopbackWait, func() { b.settle(seq) })
+	return done
+}
+
+// settle runs a pending local delivery once, whichever of the loop back, a failed
+// NOTIFY or the timeout comes first.
+func (b *bus) settle(seq uint64) {
+	b.mu.Lock()
+	deliver := b.pending[seq]
+	delete(b.pending, seq)
+	b.mu.Unlock()
+	if deliver != nil {
+		b.npending.Add(-1)
+		deliver()
+	}
 }
 
 // deliverBinary pushes a binary broadcast to the local subscribers that can read it: vsn
@@ -136,8 +191,16 @@ func (b *bus) flush() {
 func (b *bus) notify(batch []envelope) {
 	ctx, cancel := context.WithTimeout(b.s.ctx, 5*time.Second)
 	defer cancel()
-	if err := b.notifyNow(ctx, batch); err != nil && b.s.ctx.Err() == nil {
-		b.s.d.Log.Error("realtime bus: notify", "err", err)
+	if err := b.notifyNow(ctx, batch); err != nil {
+		if b.s.ctx.Err() == nil {
+			b.s.d.Log.Error("realtime bus: notify", "err", err)
+		}
+		// Nothing will come back: local subscribers still get what was sent here.
+		for _, e := range batch {
+			if e.Seq != 0 {
+				b.settle(e.Seq)
+			}
+		}
 	}
 }
 
@@ -197,13 +260,15 @@ func (b *bus) listen() {
 		if err == nil {
 			_, err = conn.Exec(b.s.ctx, "listen "+busChannel)
 		}
+		if err == nil && first {
+			// Ask the others for their presences so our replica starts complete. Sent
+			// before this instance is ready, so that a WAL holder knows it has a peer
+			// (and hands changes on) before any client here can subscribe.
+			err = b.notifyNow(b.s.ctx, []envelope{{Origin: b.s.instance, Kind: "s"}})
+			first = err != nil
+		}
 		if err == nil {
 			listening()
-			if first {
-				// Ask the others for their presences so our replica starts complete.
-				b.send(envelope{Kind: "s"})
-				first = false
-			}
 			for {
 				n, err := conn.WaitForNotification(b.s.ctx)
 				if err != nil {
@@ -224,8 +289,8 @@ func (b *bus) listen() {
 
 func (b *bus) receive(raw string) {
 	// Our own NOTIFYs come back to us: skip them without decoding (Origin is the first
-	// field json.Marshal writes).
-	if strings.HasPrefix(raw, `{"o":"`+b.s.instance+`"`) {
+	// field json.Marshal writes) unless a local delivery waits for one.
+	if strings.HasPrefix(raw, `{"o":"`+b.s.instance+`"`) && b.npending.Load() == 0 {
 		return
 	}
 	var p notifyPayload
@@ -243,6 +308,9 @@ func (b *bus) receive(raw string) {
 	}
 	for _, e := range p.Envelopes {
 		if e.Origin == b.s.instance {
+			if e.Seq != 0 {
+				b.settle(e.Seq)
+			}
 			continue
 		}
 		b.s.presence.heartbeat(e.Origin)
@@ -267,6 +335,8 @@ func (b *bus) receive(raw string) {
 		case "r":
 			b.s.wal.sawHolder()
 		case "s":
+			// A new instance: tell it we exist, so it orders its broadcasts with ours.
+			b.send(envelope{Kind: "h"})
 			if b.s.wal.streaming.Load() {
 				b.send(envelope{Kind: "r"})
 			}

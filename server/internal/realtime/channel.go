@@ -485,13 +485,18 @@ func (ch *channel) broadcast(m phoenix.Message) {
 		}
 		return
 	}
+	var delivered <-chan struct{}
 	if m.Binary != nil {
 		// A binary payload stays binary: vsn 2.0.0 subscribers get the binary frame.
-		ch.c.s.bus.publishBinary(ch.key, m.UserEvent, m.Binary, ch)
+		delivered = ch.c.s.bus.publishBinary(ch.key, m.UserEvent, m.Binary, ch)
 	} else {
-		ch.c.s.bus.publishBroadcast(ch.key, m.Payload, ch)
+		delivered = ch.c.s.bus.publishBroadcast(ch.key, m.Payload, ch)
 	}
 	if ch.ack && m.Ref != nil {
+		// Acknowledged once in the cluster's order (publish bounds the wait).
+		if delivered != nil {
+			<-delivered
+		}
 		ch.c.push(phoenix.Reply(m, "ok", map[string]any{}))
 	}
 }

@@ -2,6 +2,7 @@ package realtime
 
 import (
 	"bytes"
+	"casus/server/internal/postgrest/operator"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -22,18 +23,12 @@ type changeFilter struct {
 
 type condition struct {
 	column string
-	op     string
+	op     operator.Op
 	negate bool
 	value  string   // the operand as Realtime passes it to PostgreSQL, unquoted
 	values []string // the elements of an "in" list
 	kind   valueKind
 	re     *regexp.Regexp // like, ilike, match, imatch
-}
-
-// filterOps are the operators of current Supabase Realtime (@filter_types).
-var filterOps = map[string]bool{
-	"eq": true, "neq": true, "lt": true, "lte": true, "gt": true, "gte": true, "in": true,
-	"like": true, "ilike": true, "is": true, "match": true, "imatch": true, "isdistinct": true,
 }
 
 // maxInValues is Realtime's bound on an "in" list (subscription_check_filters).
@@ -85,11 +80,13 @@ func parseFilter(s string) (*changeFilter, error) {
 		if !ok {
 			return nil, parseError(elixirList(rest))
 		}
-		if !filterOps[op] {
+		// Realtime's operators (@filter_types) are a subset of PostgREST's vocabulary.
+		o, known := operator.Parse(op)
+		if !known || !o.Realtime() {
 			return nil, parseError(elixirList(op, val))
 		}
-		c.op = op
-		if op == "in" {
+		c.op = o
+		if o == operator.In {
 			if len(val) < 2 || val[0] != '(' || val[len(val)-1] != ')' {
 				return nil, parseError("`in` filter value must be wrapped by parentheses")
 			}
@@ -250,7 +247,7 @@ func (f *changeFilter) bind(columnType func(string) (udt, sqlType string)) error
 		}
 		c.kind = kindOf(udt)
 		switch c.op {
-		case "in":
+		case operator.In:
 			if len(c.values) > maxInValues {
 				return fmt.Errorf("too many values for `in` filter. Maximum %d", maxInValues)
 			}
@@ -259,7 +256,7 @@ func (f *changeFilter) bind(columnType func(string) (udt, sqlType string)) error
 					return err
 				}
 			}
-		case "is":
+		case operator.Is:
 			switch c.value {
 			case "null":
 			case "true", "false", "unknown":
@@ -269,21 +266,21 @@ func (f *changeFilter) bind(columnType func(string) (udt, sqlType string)) error
 			default:
 				return fmt.Errorf("invalid value for is filter: must be null, true, false, or unknown")
 			}
-		case "like", "ilike":
+		case operator.Like, operator.ILike:
 			if c.kind != kindText {
 				return fmt.Errorf("operator %s requires a text-compatible column type, got %s", c.op, sqlType)
 			}
-			re, err := regexp.Compile(likePattern(c.value, c.op == "ilike"))
+			re, err := regexp.Compile(likePattern(c.value, c.op == operator.ILike))
 			if err != nil {
 				return fmt.Errorf("invalid pattern for %s filter: %v", c.op, err)
 			}
 			c.re = re
-		case "match", "imatch":
+		case operator.Match, operator.IMatch:
 			if c.kind != kindText {
 				return fmt.Errorf("operator %s requires a text-compatible column type, got %s", c.op, sqlType)
 			}
 			pat := c.value
-			if c.op == "imatch" {
+			if c.op == operator.IMatch {
 				pat = "(?i)" + pat
 			}
 			re, err := regexp.Compile(pat)
@@ -386,7 +383,7 @@ func (c *condition) holds(row map[string]json.RawMessage) bool {
 	}
 	v, isNull := sqlText(raw)
 	switch c.op {
-	case "is":
+	case operator.Is:
 		var res bool
 		switch c.value {
 		case "null":
@@ -398,7 +395,7 @@ func (c *condition) holds(row map[string]json.RawMessage) bool {
 			res = !isNull && b == (c.value == "true")
 		}
 		return res != c.negate
-	case "isdistinct":
+	case operator.IsDistinct:
 		distinct := isNull || compareAs(c.kind, v, c.value) != 0
 		return distinct != c.negate
 	}
@@ -407,28 +404,28 @@ func (c *condition) holds(row map[string]json.RawMessage) bool {
 	}
 	var res bool
 	switch c.op {
-	case "eq":
+	case operator.Eq:
 		res = compareAs(c.kind, v, c.value) == 0
-	case "neq":
+	case operator.Neq:
 		res = compareAs(c.kind, v, c.value) != 0
-	case "lt":
+	case operator.Lt:
 		res = compareAs(c.kind, v, c.value) < 0
-	case "lte":
+	case operator.Lte:
 		res = compareAs(c.kind, v, c.value) <= 0
-	case "gt":
+	case operator.Gt:
 		res = compareAs(c.kind, v, c.value) > 0
-	case "gte":
+	case operator.Gte:
 		res = compareAs(c.kind, v, c.value) >= 0
-	case "in":
+	case operator.In:
 		for _, want := range c.values {
 			if compareAs(c.kind, v, want) == 0 {
 				res = true
 				break
 			}
 		}
-	case "like", "ilike":
+	case operator.Like, operator.ILike:
 		res = c.re.MatchString(v)
-	case "match", "imatch":
+	case operator.Match, operator.IMatch:
 		res = c.re.MatchString(v)
 	}
 	return res != c.negate

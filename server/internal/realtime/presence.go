@@ -119,6 +119,19 @@ func (p *presenceState) heartbeat(instance string) {
 	p.mu.Unlock()
 }
 
+// hasPeers reports whether another instance was heard from within ttl.
+func (p *presenceState) hasPeers(ttl time.Duration) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	for instance, last := range p.seen {
+		if instance != p.s.instance && now.Sub(last) <= ttl {
+			return true
+		}
+	}
+	return false
+}
+
 // expire drops the entries of instances not heard from within ttl.
 func (p *presenceState) expire(ttl time.Duration) {
 	type gone struct{ topic, key, ref string }

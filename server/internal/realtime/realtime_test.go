@@ -494,3 +494,45 @@ func slowConnections(t *testing.T, dbURL string, delay time.Duration) string {
 	u.Host = ln.Addr().String()
 	return u.String()
 }
+
+// A broadcast acknowledged to its sender comes before, on every instance, any broadcast
+// sent after the acknowledgement: a client on another instance that hears itself ("self")
+// hears the earlier message first, as it would on a single instance.
+func TestBroadcastOrderAcrossInstances(t *testing.T) {
+	one := startServer(t)
+	two := testserver.Start(t, func(c *config.Config) { c.DatabaseURL = one.Deps.DatabaseURL })
+	a, b := dial(t, one, "2.0.0"), dial(t, two, "2.0.0")
+	a.join("realtime:ordered", map[string]any{"broadcast": map[string]any{"self": false, "ack": true}}, token(t, one, userA, time.Hour))
+	b.join("realtime:ordered", map[string]any{"broadcast": map[string]any{"self": true}}, token(t, two, userB, time.Hour))
+	say := func(c *client, event string) {
+		c.send("1", "realtime:ordered", "broadcast", map[string]any{"type": "broadcast", "event": event, "payload": map[string]any{}})
+	}
+	// Each instance has heard the other once, as a running cluster has.
+	say(a, "warm-a")
+	if got := b.next("realtime:ordered", "broadcast", 5*time.Second); got["event"] != "warm-a" {
+		t.Fatalf("warm-up from one: %v", got)
+	}
+	say(b, "warm-b")
+	if got := b.next("realtime:ordered", "broadcast", 5*time.Second); got["event"] != "warm-b" {
+		t.Fatalf("own warm-up: %v", got)
+	}
+	if got := a.next("realtime:ordered", "broadcast", 5*time.Second); got["event"] != "warm-b" {
+		t.Fatalf("warm-up from two: %v", got)
+	}
+	for i := 0; i < 10; i++ {
+		first, second := fmt.Sprintf("a-%d", i), fmt.Sprintf("b-%d", i)
+		say(a, first)
+		if r := a.next("realtime:ordered", "phx_reply", 5*time.Second); r["status"] != "ok" {
+			t.Fatalf("ack: %v", r)
+		}
+		say(b, second)
+		for _, want := range []string{first, second} {
+			if got := b.next("realtime:ordered", "broadcast", 5*time.Second); got["event"] != want {
+				t.Fatalf("round %d: heard %v, want %s first", i, got["event"], want)
+			}
+		}
+		if got := a.next("realtime:ordered", "broadcast", 5*time.Second); got["event"] != second {
+			t.Fatalf("round %d: one heard %v", i, got["event"])
+		}
+	}
+}

@@ -136,7 +136,7 @@ func (s *Server) restBroadcast(w http.ResponseWriter, r *http.Request) error {
 			Private bool            `json:"private"`
 		} `json:"messages"`
 	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&body); err != nil || len(body.Messages) == 0 {
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, s.d.Config.MaxBodyBytes)).Decode(&body); err != nil || len(body.Messages) == 0 {
 		return fieldError("messages", "can't be blank")
 	}
 	if err := s.spend(r, claims, len(body.Messages)); err != nil {

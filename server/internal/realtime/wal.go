@@ -446,6 +446,22 @@ func (t *walTxn) add(rel *pglogrepl.RelationMessage, typ string, newTuple, oldTu
 // other instances; it returns once the NOTIFYs are committed.
 func (w *walReader) handOn(ctx context.Context, txns []*walTxn) error {
 	var b walBatch
+	// Alone, an instance hands changes to nobody else: the rows of tables none of its
+	// subscriptions names are dropped before any decoding, row check or NOTIFY, so that
+	// writes nobody watches cost only the walsender's decoding. (A subscription is
+	// registered before its join is answered, so it cannot miss a later change.)
+	alone := !w.s.presence.hasPeers(presenceTimeout)
+	watched := func(string) bool { return true }
+	if alone {
+		tables, every := w.s.changes.subscribedTables()
+		if !every {
+			set := make(map[string]bool, len(tables))
+			for _, t := range tables {
+				set[t] = true
+			}
+			watched = func(table string) bool { return set[table] }
+		}
+	}
 	dec := newValueDecoder(w)
 	type pendingChange struct {
 		i        int
@@ -460,6 +476,9 @@ func (w *walReader) handOn(ctx context.Context, txns []*walTxn) error {
 					m.Pos = pos
 					b.Messages = append(b.Messages, m)
 				}
+				continue
+			}
+			if !watched(r.rel.RelationName) {
 				continue
 			}
 			c := walChange{Pos: pos, change: change{Schema: r.rel.Namespace, Table: r.rel.RelationName, Type: r.typ, Commit: t.commit}}
@@ -491,6 +510,9 @@ func (w *walReader) handOn(ctx context.Context, txns []*walTxn) error {
 		}
 	}
 	w.enqueue(b)
+	if alone {
+		return nil
+	}
 	return w.s.bus.sendWAL(ctx, b)
 }
 

@@ -34,6 +34,9 @@ func TestWALBatchHandedOnOnlyOnceVisible(t *testing.T) {
 	}
 	s := &Server{d: deps.Deps{Owner: pool, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, instance: "test", ctx: ctx}
 	s.bus = newBus(s)
+	// With a peer, every change is handed on (alone, unwatched tables are dropped).
+	s.presence = newPresenceState(s)
+	s.presence.heartbeat("peer")
 	w := newWALReader(s)
 
 	tx, err := pool.Begin(ctx)

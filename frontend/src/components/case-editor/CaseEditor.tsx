@@ -2,6 +2,7 @@ import { ArrowDownIcon, ArrowUpIcon } from '../ui/icons';
 import { useState, type ReactNode } from 'react';
 import {
   addArticle,
+  codeForWeek,
   DIFFICULTIES,
   draftDomain,
   moveItem,
@@ -127,7 +128,7 @@ export function CaseEditor({ draft, onChange, articleExtra }: Props) {
         </div>
         <div className="field">
           <label htmlFor="ed-week">Săptămâna</label>
-          <select id="ed-week" value={draft.week_number} onChange={(e) => set('week_number', Number(e.target.value))}>
+          <select id="ed-week" value={draft.week_number} onChange={(e) => onChange({ ...draft, week_number: Number(e.target.value), case_code: codeForWeek(draft.case_code, Number(e.target.value)) })}>
             {WEEKS.map((w) => (
               <option key={w} value={w}>{weekLabel(w)}</option>
             ))}
@@ -160,7 +161,7 @@ export function CaseEditor({ draft, onChange, articleExtra }: Props) {
         <div className="field">
           <label htmlFor="ed-model-answer">Soluția model</label>
           <p className="muted" id="ed-model-answer-note">
-            Referința ascunsă a corectorului, redactată după metoda silogismului. Studenții nu o văd niciodată.
+            Referința corectorului, redactată după metoda silogismului. Nu apare pe pagina cazului: corectorul AI o folosește ca reper când evaluează soluțiile.
           </p>
           <textarea id="ed-model-answer" aria-describedby="ed-model-answer-note" rows={12} value={draft.model_answer} onChange={(e) => set('model_answer', e.target.value)} />
         </div>

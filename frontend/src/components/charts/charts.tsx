@@ -11,7 +11,8 @@ const edgeAnchor = (i: number, n: number) => (n > 1 && i === n - 1 ? 'end' : 'mi
 
 // Scores over time: one point per graded submission, 0-100, with the completion line (50).
 export function ScoreChart({ points, width = 640, height = 200 }: { points: ScorePoint[]; width?: number; height?: number }) {
-  const pad = { l: 34, r: 12, t: 12, b: 26 };
+  // The top leaves room for the letter above a point at 100 (walkthrough 3, bug 33).
+  const pad = { l: 34, r: 12, t: 24, b: 26 };
   const w = width - pad.l - pad.r;
   const h = height - pad.t - pad.b;
   const x = (i: number) => pad.l + (points.length <= 1 ? w / 2 : (i * w) / (points.length - 1));

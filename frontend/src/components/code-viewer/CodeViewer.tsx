@@ -1,3 +1,5 @@
+import { countOf } from '../../lib/plural';
+import { useQuery } from '../../lib/query';
 import { memo, type ReactNode, type RefObject, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 
 export const CODE_TABS = [
@@ -6,6 +8,8 @@ export const CODE_TABS = [
   { id: 'codul_penal', label: 'Codul Penal' },
 ] as const;
 export type CodeId = (typeof CODE_TABS)[number]['id'];
+// The code a case of each domain is read against (the tab its case opens on).
+export const DOMAIN_CODE: Partial<Record<string, CodeId>> = { civil: 'codul_civil', penal: 'codul_penal', constitutional: 'constitutia' };
 
 export type Article = { readonly idx: number; readonly number: string; readonly text: string; readonly lines: string[]; readonly lower: string };
 
@@ -194,9 +198,18 @@ function useWindow(box: RefObject<HTMLDivElement | null>, items: Article[], code
 // 2,674-article Civil Code costs a few dozen elements, and a jump renders the articles
 // around its target. Each article carries its position (aria-posinset/setsize)
 // for screen readers; the code search finds what find-in-page no longer can.
-export function CodeViewer({ target, active = true }: { target: { code: CodeId; article: string; seq: number } | null; active?: boolean }) {
-  const [tab, setTab] = useState<CodeId>(target?.code ?? 'codul_civil');
-  const [text, setText] = useState<Record<string, string | null>>({});
+export function CodeViewer({ target, home, active = true }: { target: { code: CodeId; article: string; seq: number } | null; home?: CodeId; active?: boolean }) {
+  const [tab, setTab] = useState<CodeId>(target?.code ?? home ?? 'codul_civil');
+  // Another case's code (home): its tab shows (walkthrough 3, bug 29).
+  const [seenHome, setSeenHome] = useState(home);
+  if (home !== seenHome) {
+    setSeenHome(home);
+    if (home) setTab(home);
+  }
+  // The open code's text: undefined while loading, null when it cannot be read. The files
+  // are static: kept for the session (loadText), so a refetch costs nothing.
+  const code = useQuery(['code-text', tab], () => loadText(tab), { gcTime: Infinity });
+  const current: string | null | undefined = code.status === 'error' ? null : code.data;
   const [goto, setGoto] = useState('');
   const [query, setQuery] = useState('');
   const [highlight, setHighlight] = useState<{ article: string; seq: number } | null>(null);
@@ -210,15 +223,9 @@ export function CodeViewer({ target, active = true }: { target: { code: CodeId; 
     setHighlight({ article: articleNumber(target.article), seq: target.seq });
   }
   useEffect(() => {
-    if (text[tab] !== undefined) return;
-    loadText(tab)
-      .then((t) => setText((s) => ({ ...s, [tab]: t })))
-      .catch((e) => {
-        console.error('code text load failed', e);
-        setText((s) => ({ ...s, [tab]: null }));
-      });
-  }, [tab, text]);
-  const articles = useMemo(() => (text[tab] ? splitArticles(text[tab]!) : []), [text, tab]);
+    if (code.status === 'error') console.error('code text load failed', code.error);
+  }, [code.status, code.error]);
+  const articles = useMemo(() => (current ? splitArticles(current) : []), [current]);
   const q = query.trim().toLowerCase();
   const shown = useMemo(() => (q.length >= 2 ? articles.filter((a) => a.lower.includes(q)) : articles), [articles, q]);
   const hl = highlight?.article ?? null;
@@ -290,11 +297,12 @@ export function CodeViewer({ target, active = true }: { target: { code: CodeId; 
           <input aria-label="Mergi la articolul" placeholder="Art. nr." value={goto} onChange={(e) => setGoto(e.target.value)} size={6} inputMode="numeric" />
         </form>
         <input aria-label="Caută în cod" placeholder="Caută în cod" value={query} onChange={(e) => search(e.target.value)} />
-        {q.length >= 2 && text[tab] && <span className="muted hits">{shown.length}</span>}
+        {/* What the number counts, kept inside the panel (walkthrough 3, bug 28). */}
+        {q.length >= 2 && current && <span className="muted hits">{countOf(shown.length, 'articol', 'articole')}</span>}
       </div>
       <div className="code-text" ref={box} tabIndex={0} aria-label="Textul codului">
-        {text[tab] === undefined && <p>Se încarcă...</p>}
-        {(text[tab] === null || (text[tab] !== undefined && articles.length === 0)) && <p>Nu există text</p>}
+        {current === undefined && <p>Se încarcă...</p>}
+        {(current === null || (current !== undefined && articles.length === 0)) && <p>Nu există text</p>}
         {shown.length > 0 && <div className="spacer" style={{ height: list.before }} />}
         {list.range.map((i) => {
           const a = shown[i];

@@ -4,16 +4,6 @@ import { useAuthStore } from '../../lib/auth/store';
 import { validateFeedback } from '../../lib/validation';
 import { Dialog } from '../ui/dialog';
 
-export function FeedbackButton({ label = 'Trimite feedback' }: { label?: string }) {
-  const [open, setOpen] = useState(false);
-  return (
-    <>
-      <button type="button" className="link" onClick={() => setOpen(true)}>{label}</button>
-      <FeedbackDialog open={open} onClose={() => setOpen(false)} />
-    </>
-  );
-}
-
 // Anyone can send feedback: anonymous visitors may leave an e-mail, signed-in users
 // are identified by their id instead.
 export function FeedbackDialog({ open, onClose }: { open: boolean; onClose: () => void }) {

@@ -2,6 +2,7 @@ import { createContext, useContext, useEffect, type ReactNode } from 'react';
 import type { Session, User } from '@supabase/supabase-js';
 import { create } from 'zustand';
 import { supabase } from '../supabase';
+import { clearQueries } from '../query';
 import type { Database } from '../../types/database';
 
 export type Role = 'user' | 'moderator' | 'admin';
@@ -103,6 +104,8 @@ function startAuthListener() {
   const apply = async (session: Session | null) => {
     const seq = ++latest;
     const user = session?.user ?? null;
+    // What was loaded for another user (lib/query) is not shown to this one.
+    if (user?.id !== useAuthStore.getState().user?.id) clearQueries();
     useAuthStore.setState({ session, user });
     let { profile, missing } = user ? await readProfile(user.id) : { profile: null, missing: false };
     if (user && missing) {
@@ -148,6 +151,10 @@ export const authActions = {
     });
     if (error) throw error;
     if (!data.user) throw new Error('User creation failed');
+    // An address that already has an account gets GoTrue's obfuscated answer: a user that
+    // does not exist, with no identities. The page answers as for a new account, telling
+    // nobody that the address is registered (walkthrough 3, bug 6).
+    if (data.user.identities?.length === 0) return;
     const { error: pErr } = await sb.rpc('create_user_profile', {
       p_id: data.user.id,
       p_email: email.trim(),
@@ -158,9 +165,6 @@ export const authActions = {
       p_university_name: d.university_name,
     });
     // The profile was made with the account (the sign-up's trigger); the call returns it.
-    // An address that already has an account gets GoTrue's obfuscated answer (a user that
-    // does not exist), so its profile call finds no sign-up: the page answers as for a new
-    // account, telling nobody that the address is registered (walkthrough 3, bug 6).
     if (pErr && pErr.message === NO_SIGNUP) return;
     if (pErr) throw new Error('Failed to create user profile: ' + pErr.message);
   },

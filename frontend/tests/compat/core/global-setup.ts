@@ -13,6 +13,11 @@ export default async function setup(): Promise<void> {
   const url = process.env.CASUS_URL;
   const anonKey = process.env.ANON_KEY;
   if (!dbURL || !url || !anonKey) throw new Error('run under scripts/with-server.sh with CASUS_APP=none');
+  // fixture/200_stock_project.sql configures PostgREST on the role every Supabase project
+  // names `authenticator`, and exposes `personal`: `make test/core` starts the server so.
+  if (process.env.DB_AUTHENTICATOR !== 'authenticator' || !(process.env.DB_SCHEMAS ?? '').split(',').includes('personal')) {
+    throw new Error('run with DB_AUTHENTICATOR=authenticator WITH_SERVER_SCHEMAS=lib_extra,personal (make test/core)');
+  }
   const files = readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
   for (const f of files) {
     execFileSync('psql', [dbURL, '-q', '-v', 'ON_ERROR_STOP=1', '-f', join(dir, f)], { stdio: 'inherit' });

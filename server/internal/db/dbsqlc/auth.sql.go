@@ -478,7 +478,7 @@ func (q *Queries) SessionUser(ctx context.Context, arg SessionUserParams) (AuthU
 
 const sessionUserIdentitiesBatch = `-- name: SessionUserIdentitiesBatch :many
 select k.n::int as request_index,
-  u.id, u.email, u.email_confirmed_at, u.confirmed_at, u.confirmation_sent_at, u.recovery_sent_at,
+  u.id, u.email, u.email_confirmed_at, u.invited_at, u.confirmed_at, u.confirmation_sent_at, u.recovery_sent_at,
   u.email_change, u.email_change_sent_at, u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data,
   u.created_at, u.updated_at, u.is_anonymous,
   i.id as identity_id, i.provider_id as identity_provider_id, i.identity_data, i.provider as identity_provider,
@@ -502,6 +502,7 @@ type SessionUserIdentitiesBatchRow struct {
 	ID                   pgtype.UUID        `json:"id"`
 	Email                *string            `json:"email"`
 	EmailConfirmedAt     pgtype.Timestamptz `json:"email_confirmed_at"`
+	InvitedAt            pgtype.Timestamptz `json:"invited_at"`
 	ConfirmedAt          pgtype.Timestamptz `json:"confirmed_at"`
 	ConfirmationSentAt   pgtype.Timestamptz `json:"confirmation_sent_at"`
 	RecoverySentAt       pgtype.Timestamptz `json:"recovery_sent_at"`
@@ -544,6 +545,7 @@ func (q *Queries) SessionUserIdentitiesBatch(ctx context.Context, arg SessionUse
 			&i.ID,
 			&i.Email,
 			&i.EmailConfirmedAt,
+			&i.InvitedAt,
 			&i.ConfirmedAt,
 			&i.ConfirmationSentAt,
 			&i.RecoverySentAt,

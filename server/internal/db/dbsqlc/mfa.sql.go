@@ -91,13 +91,15 @@ func (q *Queries) ChallengeVerify(ctx context.Context, id pgtype.UUID) error {
 
 const factorCreate = `-- name: FactorCreate :exec
 insert into auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at, secret)
-values ($1, $2, $3, 'totp', 'unverified', now(), now(), $4)
+values ($1, $2, $3, $4::text::auth.factor_type,
+  'unverified', now(), now(), $5)
 `
 
 type FactorCreateParams struct {
 	ID           pgtype.UUID `json:"id"`
 	UserID       pgtype.UUID `json:"user_id"`
 	FriendlyName *string     `json:"friendly_name"`
+	FactorType   string      `json:"factor_type"`
 	Secret       *string     `json:"secret"`
 }
 
@@ -106,6 +108,7 @@ func (q *Queries) FactorCreate(ctx context.Context, arg FactorCreateParams) erro
 		arg.ID,
 		arg.UserID,
 		arg.FriendlyName,
+		arg.FactorType,
 		arg.Secret,
 	)
 	return err
@@ -116,7 +119,7 @@ with d as (
   delete from auth.mfa_factors where auth.mfa_factors.id = $1::uuid returning auth.mfa_factors.id
 ), a as (
   delete from auth.mfa_amr_claims c using auth.sessions s
-  where c.session_id = s.id and s.factor_id = $1::uuid and c.authentication_method = 'totp'
+  where c.session_id = s.id and s.factor_id = $1::uuid and c.authentication_method in ('totp', 'mfa/webauthn')
 )
 update auth.sessions set aal = 'aal1', factor_id = null, updated_at = now() where auth.sessions.factor_id = $1::uuid
 `
@@ -238,11 +241,18 @@ func (q *Queries) FactorsDeleteExpiredUnverified(ctx context.Context, arg Factor
 }
 
 const factorsDeleteUnverified = `-- name: FactorsDeleteUnverified :exec
-delete from auth.mfa_factors where user_id = $1 and status = 'unverified' and factor_type = 'totp'
+delete from auth.mfa_factors where user_id = $1 and status = 'unverified'
+  and factor_type = $2::text::auth.factor_type
 `
 
-func (q *Queries) FactorsDeleteUnverified(ctx context.Context, userID pgtype.UUID) error {
-	_, err := q.db.Exec(ctx, factorsDeleteUnverified, userID)
+type FactorsDeleteUnverifiedParams struct {
+	UserID     pgtype.UUID `json:"user_id"`
+	FactorType string      `json:"factor_type"`
+}
+
+// A verified factor drops the user's unverified factors of its type (GoTrue).
+func (q *Queries) FactorsDeleteUnverified(ctx context.Context, arg FactorsDeleteUnverifiedParams) error {
+	_, err := q.db.Exec(ctx, factorsDeleteUnverified, arg.UserID, arg.FactorType)
 	return err
 }
 

@@ -97,6 +97,90 @@ func (ns NullAuthFactorType) Value() (driver.Value, error) {
 	return string(ns.AuthFactorType), nil
 }
 
+type AuthOauthClientType string
+
+const (
+	AuthOauthClientTypePublic       AuthOauthClientType = "public"
+	AuthOauthClientTypeConfidential AuthOauthClientType = "confidential"
+)
+
+func (e *AuthOauthClientType) Scan(src interface{}) error {
+	switch s := src.(type) {
+	case []byte:
+		*e = AuthOauthClientType(s)
+	case string:
+		*e = AuthOauthClientType(s)
+	default:
+		return fmt.Errorf("unsupported scan type for AuthOauthClientType: %T", src)
+	}
+	return nil
+}
+
+type NullAuthOauthClientType struct {
+	AuthOauthClientType AuthOauthClientType `json:"auth_oauth_client_type"`
+	Valid               bool                `json:"valid"` // Valid is true if AuthOauthClientType is not NULL
+}
+
+// Scan implements the Scanner interface.
+func (ns *NullAuthOauthClientType) Scan(value interface{}) error {
+	if value == nil {
+		ns.AuthOauthClientType, ns.Valid = "", false
+		return nil
+	}
+	ns.Valid = true
+	return ns.AuthOauthClientType.Scan(value)
+}
+
+// Value implements the driver Valuer interface.
+func (ns NullAuthOauthClientType) Value() (driver.Value, error) {
+	if !ns.Valid {
+		return nil, nil
+	}
+	return string(ns.AuthOauthClientType), nil
+}
+
+type AuthOauthRegistrationType string
+
+const (
+	AuthOauthRegistrationTypeDynamic AuthOauthRegistrationType = "dynamic"
+	AuthOauthRegistrationTypeManual  AuthOauthRegistrationType = "manual"
+)
+
+func (e *AuthOauthRegistrationType) Scan(src interface{}) error {
+	switch s := src.(type) {
+	case []byte:
+		*e = AuthOauthRegistrationType(s)
+	case string:
+		*e = AuthOauthRegistrationType(s)
+	default:
+		return fmt.Errorf("unsupported scan type for AuthOauthRegistrationType: %T", src)
+	}
+	return nil
+}
+
+type NullAuthOauthRegistrationType struct {
+	AuthOauthRegistrationType AuthOauthRegistrationType `json:"auth_oauth_registration_type"`
+	Valid                     bool                      `json:"valid"` // Valid is true if AuthOauthRegistrationType is not NULL
+}
+
+// Scan implements the Scanner interface.
+func (ns *NullAuthOauthRegistrationType) Scan(value interface{}) error {
+	if value == nil {
+		ns.AuthOauthRegistrationType, ns.Valid = "", false
+		return nil
+	}
+	ns.Valid = true
+	return ns.AuthOauthRegistrationType.Scan(value)
+}
+
+// Value implements the driver Valuer interface.
+func (ns NullAuthOauthRegistrationType) Value() (driver.Value, error) {
+	if !ns.Valid {
+		return nil, nil
+	}
+	return string(ns.AuthOauthRegistrationType), nil
+}
+
 type AuthAuditLogEntry struct {
 	InstanceID pgtype.UUID        `json:"instance_id"`
 	ID         pgtype.UUID        `json:"id"`
@@ -143,26 +227,46 @@ type AuthMfaAmrClaim struct {
 
 // auth: stores metadata about challenge requests made
 type AuthMfaChallenge struct {
-	ID         pgtype.UUID        `json:"id"`
-	FactorID   pgtype.UUID        `json:"factor_id"`
-	CreatedAt  pgtype.Timestamptz `json:"created_at"`
-	VerifiedAt pgtype.Timestamptz `json:"verified_at"`
-	IpAddress  netip.Addr         `json:"ip_address"`
-	OtpCode    *string            `json:"otp_code"`
+	ID                  pgtype.UUID        `json:"id"`
+	FactorID            pgtype.UUID        `json:"factor_id"`
+	CreatedAt           pgtype.Timestamptz `json:"created_at"`
+	VerifiedAt          pgtype.Timestamptz `json:"verified_at"`
+	IpAddress           netip.Addr         `json:"ip_address"`
+	OtpCode             *string            `json:"otp_code"`
+	WebAuthnSessionData []byte             `json:"web_authn_session_data"`
 }
 
 // auth: stores metadata about factors
 type AuthMfaFactor struct {
-	ID               pgtype.UUID        `json:"id"`
-	UserID           pgtype.UUID        `json:"user_id"`
-	FriendlyName     *string            `json:"friendly_name"`
-	FactorType       AuthFactorType     `json:"factor_type"`
-	Status           AuthFactorStatus   `json:"status"`
-	CreatedAt        pgtype.Timestamptz `json:"created_at"`
-	UpdatedAt        pgtype.Timestamptz `json:"updated_at"`
-	Secret           *string            `json:"secret"`
-	Phone            *string            `json:"phone"`
-	LastChallengedAt pgtype.Timestamptz `json:"last_challenged_at"`
+	ID                        pgtype.UUID        `json:"id"`
+	UserID                    pgtype.UUID        `json:"user_id"`
+	FriendlyName              *string            `json:"friendly_name"`
+	FactorType                AuthFactorType     `json:"factor_type"`
+	Status                    AuthFactorStatus   `json:"status"`
+	CreatedAt                 pgtype.Timestamptz `json:"created_at"`
+	UpdatedAt                 pgtype.Timestamptz `json:"updated_at"`
+	Secret                    *string            `json:"secret"`
+	Phone                     *string            `json:"phone"`
+	LastChallengedAt          pgtype.Timestamptz `json:"last_challenged_at"`
+	WebAuthnCredential        []byte             `json:"web_authn_credential"`
+	WebAuthnAaguid            pgtype.UUID        `json:"web_authn_aaguid"`
+	LastWebauthnChallengeData []byte             `json:"last_webauthn_challenge_data"`
+}
+
+type AuthOauthClient struct {
+	ID                      pgtype.UUID               `json:"id"`
+	ClientSecretHash        *string                   `json:"client_secret_hash"`
+	RegistrationType        AuthOauthRegistrationType `json:"registration_type"`
+	RedirectUris            string                    `json:"redirect_uris"`
+	GrantTypes              string                    `json:"grant_types"`
+	ClientName              *string                   `json:"client_name"`
+	ClientUri               *string                   `json:"client_uri"`
+	LogoUri                 *string                   `json:"logo_uri"`
+	CreatedAt               pgtype.Timestamptz        `json:"created_at"`
+	UpdatedAt               pgtype.Timestamptz        `json:"updated_at"`
+	DeletedAt               pgtype.Timestamptz        `json:"deleted_at"`
+	ClientType              AuthOauthClientType       `json:"client_type"`
+	TokenEndpointAuthMethod string                    `json:"token_endpoint_auth_method"`
 }
 
 type AuthOneTimeToken struct {
@@ -728,6 +832,7 @@ type SubmissionsWithDetail struct {
 	SubmittedAt      pgtype.Timestamptz `json:"submitted_at"`
 	FeedbackAt       pgtype.Timestamptz `json:"feedback_at"`
 	State            string             `json:"state"`
+	AiCleared        *bool              `json:"ai_cleared"`
 }
 
 type University struct {

@@ -52,7 +52,9 @@ func StartLogging(t testing.TB, tweak func(*config.Config), w io.Writer) *Server
 		FeedbackPerIP: 1000, FeedbackTotal: 100000,
 		// Aggregates on: the data API's tests use them (DB_AGGREGATES_ENABLED is off by default).
 		DBAggregatesEnabled: true,
-		DBSchemas:           []string{"public"}, DBMaxRows: 1000, StatementTimeout: 8 * time.Second, MaxBodyBytes: 1 << 20,
+		// Prefer: tx=rollback honoured, as the postgrest-js suite's own server allows it.
+		DBTxEnd: "commit-allow-override", DBConfig: true,
+		DBSchemas: []string{"public"}, DBMaxRows: 1000, StatementTimeout: 8 * time.Second, MaxBodyBytes: 1 << 20,
 		HTTPReadTimeout: 30 * time.Second, HTTPReadHeaderTimeout: 10 * time.Second, HTTPIdleTimeout: 30 * time.Second,
 		AIModel: "claude-test", AIModels: []string{"claude-test"}, AIDailyRequests: 1000, AIDailyTokens: 1_000_000,
 		FrontendDir: t.TempDir(),

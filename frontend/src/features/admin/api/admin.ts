@@ -6,7 +6,7 @@ import type { Database } from '../../../types/database';
 
 type Tables = Database['public']['Tables'];
 export type UserRow = Pick<Tables['user_profiles']['Row'], 'id' | 'email' | 'name' | 'username' | 'university_code' | 'is_admin' | 'role' | 'created_at'>;
-export type FeedbackRow = Pick<Tables['feedback']['Row'], 'id' | 'email' | 'body' | 'created_at'>;
+export type FeedbackRow = Pick<Tables['feedback']['Row'], 'id' | 'user_id' | 'email' | 'body' | 'created_at'>;
 export type Role = Database['public']['Functions']['update_user_role']['Args']['p_new_role'];
 
 export async function fetchUsers(): Promise<UserRow[]> {
@@ -25,7 +25,7 @@ export async function fetchFeedback(page = 0): Promise<{ rows: FeedbackRow[]; to
   const from = page * FEEDBACK_PAGE;
   const { data, error, count } = await supabase()
     .from('feedback')
-    .select('id, email, body, created_at', { count: 'exact' })
+    .select('id, user_id, email, body, created_at', { count: 'exact' })
     .order('created_at', { ascending: false })
     .order('id', { ascending: false })
     .range(from, from + FEEDBACK_PAGE - 1);

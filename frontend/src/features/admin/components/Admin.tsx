@@ -6,12 +6,19 @@ import { useAdminData } from '../hooks/useAdminData';
 import { FEEDBACK_PAGE, type UserRow } from '../api/admin';
 
 const ROLE_LABEL: Record<string, string> = { user: 'User', moderator: 'Moderator', admin: 'Admin' };
+// The database's refusals, in the page's language (walkthrough 3, bug 18); anything else
+// is shown as the server wrote it.
+const ROLE_ERRORS: Record<string, string> = { 'cannot remove the last administrator': 'Nu poți retrage rolul ultimului administrator.' };
+const roleError = (message: string | undefined) => (message && ROLE_ERRORS[message]) || message || 'Eroare necunoscută';
 
 export default function Admin() {
   const loading = useAuthStore((s) => s.loading);
   const isAdmin = useIsAdmin();
   const { users, feedback, feedbackTotal, feedbackPage, setFeedbackPage, err, changeRole: saveRole } = useAdminData(isAdmin);
   const feedbackPages = Math.max(1, Math.ceil(feedbackTotal / FEEDBACK_PAGE));
+  // Feedback sent signed in has no e-mail of its own: its author's account says who wrote it
+  // (walkthrough 3, bug 24); 'Anonymous' is left for visitors who gave none.
+  const author = (f: { user_id: string | null; email: string | null }) => f.email ?? users?.find((u) => u.id === f.user_id)?.email ?? 'Anonymous';
   if (loading) return null;
   if (!isAdmin) {
     return (
@@ -19,7 +26,7 @@ export default function Admin() {
         <section className="card">
           <h1>Access Denied</h1>
           <p>You do not have permission to access this page.</p>
-          <Link to="/dashboard">Înapoi la dashboard</Link>
+          <Link to="/dashboard">Înapoi la spețe</Link>
         </section>
       </main>
     );
@@ -28,7 +35,7 @@ export default function Admin() {
     try {
       await saveRole(u, role);
     } catch (error) {
-      toast.error('Eroare la actualizarea rolului', (error as { message?: string }).message || 'Eroare necunoscută');
+      toast.error('Eroare la actualizarea rolului', roleError((error as { message?: string }).message));
       return;
     }
     toast.success('Rol actualizat cu succes', `${u.name || u.email} este acum ${ROLE_LABEL[role]}.`);
@@ -65,7 +72,7 @@ export default function Admin() {
             {feedback?.map((f) => (
               <tr key={f.id}>
                 <td data-label="Date">{new Date(f.created_at).toLocaleString('ro-RO')}</td>
-                <td data-label="Email" className="wrap">{f.email ?? 'Anonymous'}</td>
+                <td data-label="Email" className="wrap">{author(f)}</td>
                 <td data-label="Feedback"><div className="clamp3">{f.body}</div></td>
               </tr>
             ))}

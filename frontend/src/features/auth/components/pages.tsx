@@ -6,9 +6,11 @@ import { invalidFields, validateForgot, validateLogin, validateReset, validateSi
 import { UniversitySelect, UsernameStatusText } from './profileFields';
 import { useUniversities, useUsernameCheck } from '../hooks/useProfileFields';
 import { Dialog } from '../../../components/ui/dialog';
-import { FeedbackButton } from '../../../components/feedback/FeedbackDialog';
+import { FeedbackButton } from '../../../components/feedback/FeedbackButton';
 import { ScaleIcon } from '../../../components/ui/icons';
+import { forgetLinkError, linkError } from '../../../lib/linkError';
 
+const OTHER_UNIVERSITY = 'Other';
 const GENERIC = 'A apărut o eroare. Te rog încearcă din nou.';
 
 export function Brand() {
@@ -44,7 +46,9 @@ export function LoginPage() {
   const nav = useNavigate();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  // A refused confirmation link lands here: say why (walkthrough 3, bug 16).
+  const [error, setError] = useState<string | null>(linkError);
+  useEffect(() => forgetLinkError, []);
   const [busy, setBusy] = useState(false);
   const [forgot, setForgot] = useState(false);
   const [checked, setChecked] = useState<string | null>(null);
@@ -105,7 +109,8 @@ export function LoginPage() {
       </form>
       {/* Outside the login form: a dialog's form must not nest in another form. */}
       <FeedbackButton />
-      <ForgotPasswordDialog open={forgot} onClose={() => setForgot(false)} />
+      {/* Mounted only while open: reopened, it starts empty (walkthrough 3, bug 15). */}
+      {forgot && <ForgotPasswordDialog open onClose={() => setForgot(false)} />}
     </main>
   );
 }
@@ -116,6 +121,9 @@ export function SignupPage() {
   const visitor = !!user?.is_anonymous;
   const nav = useNavigate();
   const [f, setF] = useState({ name: '', username: '', universityCode: '', email: '', password: '', confirmPassword: '' });
+  // "Other (Please Specify)" asks which university (walkthrough 3, bug 18); the profile
+  // keeps what is typed as the university's name (create_user_profile).
+  const [otherName, setOtherName] = useState('');
   const unis = useUniversities();
   // Live availability from 3 characters, with the spec's fallback lookup on error.
   const { status, setStatus, settle } = useUsernameCheck(f.username);
@@ -137,7 +145,7 @@ export function SignupPage() {
       setChecked(v);
       if (v) return;
       const uni = unis.find((u) => u.code === f.universityCode)!;
-      const details = { name: f.name.trim(), username: f.username.trim(), university_code: uni.code, university_category: uni.category, university_name: uni.name };
+      const details = { name: f.name.trim(), username: f.username.trim(), university_code: uni.code, university_category: uni.category, university_name: (uni.code === OTHER_UNIVERSITY && otherName.trim()) || uni.name };
       if (visitor) {
         // The visitor's anonymous user becomes the account (same id): nothing they wrote is lost.
         await convertVisitor(f.email, f.password, details);
@@ -173,6 +181,9 @@ export function SignupPage() {
           Universitate
           <UniversitySelect unis={unis} value={f.universityCode} onChange={set('universityCode')} invalid={bad.has('universityCode')} />
         </label>
+        {f.universityCode === OTHER_UNIVERSITY && (
+          <label>Numele universității<input value={otherName} onChange={(e) => setOtherName(e.target.value)} maxLength={200} autoComplete="organization" /></label>
+        )}
         <label>Email<input type="email" value={f.email} onChange={set('email')} autoComplete="email" {...mark('email')} /></label>
         <label>Parolă<input type="password" value={f.password} onChange={set('password')} autoComplete="new-password" {...mark('password')} /></label>
         <label>Confirmă parola<input type="password" value={f.confirmPassword} onChange={set('confirmPassword')} autoComplete="new-password" {...mark('confirmPassword')} /></label>

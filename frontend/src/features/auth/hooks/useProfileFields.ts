@@ -1,14 +1,12 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { useQuery } from '../../../lib/query';
 import { MIN_USERNAME, usernameWellFormed, type UsernameStatus } from '../../../lib/validation';
 import { checkUsername, fetchUniversities, type University } from '../api/auth';
 
 // The fixed university list, in its order.
+const NO_UNIVERSITIES: University[] = [];
 export function useUniversities(): University[] {
-  const [unis, setUnis] = useState<University[]>([]);
-  useEffect(() => {
-    fetchUniversities().then(setUnis);
-  }, []);
-  return unis;
+  return useQuery(['universities'], fetchUniversities).data ?? NO_UNIVERSITIES;
 }
 
 // Live availability of a username from 3 characters (debounced 300 ms). settle() gives the

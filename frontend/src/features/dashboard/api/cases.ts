@@ -27,6 +27,12 @@ export async function loadTree(): Promise<TreeData> {
   return { domains: d.data, categories: c.data as unknown as Category[], cases: cs.data };
 }
 
+// Whether this browser holds a session (read from storage, no request).
+export async function hasSession(): Promise<boolean> {
+  const { data } = await supabase().auth.getSession();
+  return !!data.session;
+}
+
 // One row of the search_cases RPC, as the generated types declare it.
 export type SearchResult = Database['public']['Functions']['search_cases']['Returns'][number];
 

@@ -1,7 +1,8 @@
 import { supabase } from '../../../lib/supabase';
-import { aiClient, gatewayBody } from '../../../lib/ai';
+import { aiClient, gatewayBody, taskHeaders } from '../../../lib/ai';
 import { breakdownRows, type CriterionRow } from '../../../lib/score';
 import type { Database } from '../../../types/database';
+import type { AiTask } from '../../../types/rules';
 import type { ProcessSignals } from '../utils/signals';
 
 // A solution's way through the server: stored as a submission, checked for AI-written
@@ -46,16 +47,16 @@ export async function saveSignals(submissionId: string, userId: string, signals:
 }
 
 // The stored verdict of the AI-text check.
-export async function readDetection(submissionId: string): Promise<{ ai_decision: string | null; ai_probability: number | null } | null> {
-  const { data } = await supabase().from('case_submissions').select('ai_decision, ai_probability').eq('id', submissionId).single();
+export async function readDetection(submissionId: string): Promise<{ ai_cleared: boolean | null } | null> {
+  const { data } = await supabase().from('submissions_with_details').select('ai_cleared').eq('id', submissionId).single();
   return data;
 }
 
 // Runs one gateway task on a submission ('detect' or 'grade'); throws the gateway's error.
-export async function runTask(token: string, task: 'detect' | 'grade', submissionId: string): Promise<void> {
+export async function runTask(token: string, task: Extract<AiTask, 'detect' | 'grade'>, submissionId: string): Promise<void> {
   const ai = await aiClient(token);
   await ai.messages.create(
     gatewayBody([{ role: 'user', content: '-' }]),
-    { headers: { 'X-Casus-Task': task, 'X-Casus-Submission': submissionId } },
+    { headers: taskHeaders(task, { 'X-Casus-Submission': submissionId }) },
   );
 }

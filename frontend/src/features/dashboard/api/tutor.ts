@@ -1,5 +1,5 @@
 import { supabase } from '../../../lib/supabase';
-import { aiClient, gatewayBody } from '../../../lib/ai';
+import { aiClient, gatewayBody, taskHeaders } from '../../../lib/ai';
 import { accessToken } from '../../../lib/auth/store';
 import { fromStored, toStored, type TutorBackend } from '../utils/tutor';
 
@@ -35,7 +35,7 @@ export const tutorBackend: TutorBackend = {
     const ai = await aiClient(token);
     const stream = ai.messages.stream(
       gatewayBody(turns),
-      { headers: { 'X-Casus-Task': 'tutor', 'X-Casus-Case': caseId } },
+      { headers: taskHeaders('tutor', { 'X-Casus-Case': caseId }) },
     );
     stream.on('text', (delta) => onText(delta));
     const msg = await stream.finalMessage();

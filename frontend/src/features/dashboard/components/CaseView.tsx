@@ -1,8 +1,10 @@
-import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef } from 'react';
+import { useQuery } from '../../../lib/query';
+import { Failed } from '../../../components/ui/status';
 import { aiEnabled } from '../../../lib/ai';
 import { readVisitorDraft } from '../utils/visitorDraft';
 import { SOLVE_EVENT } from '../utils/solve';
-import { lawAsOfLabel, levelColor, loadCase, rememberCase, type CaseFull } from '../api/cases';
+import { lawAsOfLabel, levelColor, loadCase, rememberCase } from '../api/cases';
 import { usePresenceCount } from '../hooks/usePresenceCount';
 
 // The solution panel (grading, charts, appeals) loads with the first opened case, not with the page.
@@ -10,12 +12,10 @@ const SolutionPanel = lazy(() => import('./Evaluation').then((m) => ({ default: 
 
 // One case: its statement, articles, question, steps and hints, and "Rezolvă speța!".
 export function CaseView({ id, onArticle }: { id: string; onArticle: (ref: string, number: string) => void }) {
-  const [c, setC] = useState<CaseFull | null | undefined>(undefined);
+  const q = useQuery(['case', id], () => loadCase(id));
+  const c = q.data;
   const solve = useRef<HTMLDetailsElement>(null);
-  useEffect(() => {
-    loadCase(id).then(setC);
-    rememberCase(id);
-  }, [id]);
+  useEffect(() => rememberCase(id), [id]);
   useEffect(() => {
     const open = () => {
       const d = solve.current;
@@ -27,8 +27,8 @@ export function CaseView({ id, onArticle }: { id: string; onArticle: (ref: strin
     window.addEventListener(SOLVE_EVENT, open);
     return () => window.removeEventListener(SOLVE_EVENT, open);
   }, []);
+  if (c === null || (c === undefined && q.status === 'error')) return <Failed message="Cazul nu a putut fi încărcat." onRetry={() => void q.refetch()} />;
   if (c === undefined) return <div className="skeleton tall" aria-busy="true" />;
-  if (c === null) return <p className="error">Cazul nu a putut fi încărcat.</p>;
   return (
     <article className="case">
       <header>

@@ -6,6 +6,7 @@ import { SearchBox } from './SearchBox';
 import { SOLVE_EVENT } from '../utils/solve';
 import { discardDraft, hasUnsavedDraft } from '../utils/drafts';
 import { Dialog } from '../../../components/ui/dialog';
+import { Failed } from '../../../components/ui/status';
 import { codeOf } from '../api/cases';
 import { pathTo, type OpenPath } from '../utils/tree';
 import { Welcome } from './Welcome';
@@ -13,8 +14,12 @@ import { MenuIcon } from '../../../components/ui/icons';
 import { CaseTree } from './CaseTree';
 import { CaseView } from './CaseView';
 import { RightPanel, type Sheet, type Target } from './RightPanel';
+import { DOMAIN_CODE } from '../../../components/code-viewer/CodeViewer';
 import { mobileNow, useIsMobile } from '../hooks/useIsMobile';
 import { useCaseTree } from '../hooks/useCaseTree';
+
+// Below this width the sidebar, the case and the right panel do not fit side by side.
+const narrowNow = () => window.innerWidth < 1280;
 
 // The study screen: the case tree in the sidebar, the case in the middle, the code viewer
 // and the tutor in the right panel. This page holds what they share (the open case, the
@@ -22,12 +27,16 @@ import { useCaseTree } from '../hooks/useCaseTree';
 // teme: the seminar assignments' section of the empty dashboard (composed by the route),
 // given the function that opens a case.
 export default function Dashboard({ teme }: { teme?: (openCase: (caseId: string) => void) => ReactNode } = {}) {
-  const { tree, ready } = useCaseTree();
+  const { tree: treeQuery, ready } = useCaseTree();
+  const tree = treeQuery.data ?? null;
   const [open, setOpen] = useState<OpenPath>({});
   // An answer written before the account existed (visitorDraft.ts) opens its case.
   const [selected, setSelected] = useState<string | null>(() => readVisitorDraft()?.caseId ?? null);
   const mobile = useIsMobile();
-  const [sidebar, setSidebar] = useState(() => !mobileNow());
+  // Below 1280 px the sidebar starts folded, so the case column keeps a readable width
+  // beside the right panel (walkthrough 3, bug 30); the toggle opens it, and a picked case
+  // folds it again.
+  const [sidebar, setSidebar] = useState(() => !mobileNow() && !narrowNow());
   const [sheet, setSheet] = useState<Sheet>(null);
   const [target, setTarget] = useState<Target | null>(null);
   // Crossing the breakpoint: the drawer starts closed on small screens, the sidebar open on large.
@@ -39,7 +48,7 @@ export default function Dashboard({ teme }: { teme?: (openCase: (caseId: string)
   }
   const [, setParams] = useSearchParams();
   useEffect(() => {
-    ready
+    ready()
       .then((t) => {
         // /dashboard?caz=<id> (a link from My Progress) opens that case; the parameter is
         // then dropped so that picking another case is not undone by a reload.
@@ -62,14 +71,14 @@ export default function Dashboard({ teme }: { teme?: (openCase: (caseId: string)
   const choose = (id: string) => {
     guarded(id, () => {
       setSelected(id);
-      if (mobile) setSidebar(false);
+      if (mobile || narrowNow()) setSidebar(false);
     });
   };
   const pick = (c: { id: string; domain: string; category: string | null; subcategory: string | null }) => {
     guarded(c.id, () => {
       setOpen(pathTo(c, tree?.categories ?? []));
       setSelected(c.id);
-      if (mobile) setSidebar(false);
+      if (mobile || narrowNow()) setSidebar(false);
     });
   };
   // The solution panel opened from the tutor: on a phone the chat's bottom sheet gives way.
@@ -104,7 +113,7 @@ export default function Dashboard({ teme }: { teme?: (openCase: (caseId: string)
     <div className={`dashboard${sidebar && !mobile ? '' : ' no-sidebar'}${mobile ? ' mobile' : ''}`}>
       <div className="dash-toolbar">
         <button ref={toggleRef} className="sidebar-toggle" aria-expanded={sidebar} aria-controls="law-categories" onClick={() => setSidebar(!sidebar)}>
-          {mobile ? <><MenuIcon /> Law Categories</> : sidebar ? 'Ascunde categoriile' : 'Law Categories'}
+          {mobile ? <><MenuIcon /> Law Categories</> : sidebar ? 'Ascunde categoriile' : 'Arată categoriile'}
         </button>
         {mobile && (
           <>
@@ -132,7 +141,9 @@ export default function Dashboard({ teme }: { teme?: (openCase: (caseId: string)
             )}
           </div>
           <SearchBox onPick={pick} />
-          {!tree ? (
+          {!tree && treeQuery.status === 'error' ? (
+            <Failed message="Cazurile nu au putut fi încărcate." onRetry={() => void treeQuery.refetch()} />
+          ) : !tree ? (
             <div className="skeleton-list" aria-busy="true">{[1, 2, 3, 4].map((i) => <div key={i} className="skeleton" />)}</div>
           ) : (
             <CaseTree tree={tree} open={open} setOpen={setOpen} selected={selected} onPick={(c) => choose(c.id)} />
@@ -161,10 +172,12 @@ export default function Dashboard({ teme }: { teme?: (openCase: (caseId: string)
           />
         )}
       </main>
-      <RightPanel target={target} caseId={selected} mobile={mobile} sheet={sheet} onClose={() => setSheet(null)} />
+      <RightPanel target={target} home={DOMAIN_CODE[tree?.cases.find((c) => c.id === selected)?.domain ?? '']} caseId={selected} mobile={mobile} sheet={sheet} onClose={() => setSheet(null)} />
       <Dialog open={!!pendingSwitch} onClose={() => setPendingSwitch(null)} title="Text nesalvat">
-        <p>Ai un text nesalvat. Renunți la el?</p>
-        <p className="muted">Ciorna rămâne pe acest dispozitiv: o poți restaura când revii la caz.</p>
+        {/* The draft is kept (drafts.ts): the question is only whether to leave the case
+            (walkthrough 3, bug 31). */}
+        <p>Textul tău nu a fost trimis la evaluare. Schimbi cazul?</p>
+        <p className="muted">Editorul se golește, dar ciorna rămâne pe acest dispozitiv: o poți restaura când revii la caz.</p>
         <div className="row">
           <button type="button" onClick={() => setPendingSwitch(null)}>Rămâi la caz</button>
           <button
@@ -177,7 +190,7 @@ export default function Dashboard({ teme }: { teme?: (openCase: (caseId: string)
               go?.();
             }}
           >
-            Renunță și schimbă cazul
+            Schimbă cazul
           </button>
         </div>
       </Dialog>

@@ -11,7 +11,7 @@ export type Sheet = 'viewer' | 'chat' | null;
 
 // The right panel: the code viewer above the tutor with a draggable divider; on a phone,
 // two bottom sheets.
-export function RightPanel({ target, caseId, mobile, sheet, onClose }: { target: Target | null; caseId: string | null; mobile: boolean; sheet: Sheet; onClose: () => void }) {
+export function RightPanel({ target, home, caseId, mobile, sheet, onClose }: { target: Target | null; home?: CodeId; caseId: string | null; mobile: boolean; sheet: Sheet; onClose: () => void }) {
   const [height, setHeight] = useState(() => clampViewer(Number(localStorage.getItem(VIEWER_KEY)) || VIEWER_DEFAULT, window.innerHeight));
   const drag = useRef<number | null>(null);
   // What the panel leaves the viewer above the divider and the chat's minimum; the viewer
@@ -90,7 +90,7 @@ export function RightPanel({ target, caseId, mobile, sheet, onClose }: { target:
             </button>
           </div>
           <div className="sheet-body" hidden={sheet !== 'viewer'}>
-            <CodeViewer target={target} active={sheet === 'viewer'} />
+            <CodeViewer target={target} home={home} active={sheet === 'viewer'} />
           </div>
           <div className="sheet-body" hidden={sheet !== 'chat'}>
             <TutorChat caseId={caseId} />
@@ -102,7 +102,7 @@ export function RightPanel({ target, caseId, mobile, sheet, onClose }: { target:
   return (
     <aside className="right-panel" ref={panel}>
       <div style={{ height: shown }} className="viewer-box" data-testid="viewer-box">
-        <CodeViewer target={target} />
+        <CodeViewer target={target} home={home} />
       </div>
       <div
         className="divider"

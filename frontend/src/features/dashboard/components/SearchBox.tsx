@@ -1,20 +1,27 @@
 import { useEffect, useRef, useState } from 'react';
 import { SEARCH_DEBOUNCE_MS, shouldSearch } from '../../../lib/validation';
+import { useQuery } from '../../../lib/query';
+import { useDebounced } from '../../../lib/useDebounced';
 import { levelColor, searchCases, type SearchResult } from '../api/cases';
 import { CheckIcon } from '../../../components/ui/icons';
 import { readableError } from '../../../components/ui/toast';
+
+const NONE: SearchResult[] = [];
 
 // The case search of the sidebar: from 2 characters, 300 ms after the last keystroke, 10
 // results; arrows, Enter and Escape; closes on an outside click.
 export function SearchBox({ onPick }: { onPick: (r: SearchResult) => void }) {
   const [q, setQ] = useState('');
-  // Results belong to the query they were asked for: while a newer query is pending (or
-  // when an older answer arrives late) nothing stale is shown or picked with Enter.
-  const [found, setFound] = useState<{ q: string; list: SearchResult[]; error: string | null } | null>(null);
+  // Results belong to the query they were asked for: while a newer query is pending
+  // nothing stale is shown or picked with Enter (lib/query keeps answers by query).
   const key = q.trim();
-  const results = shouldSearch(key) && found?.q === key ? found.list : null;
-  const error = results ? found!.error : null;
-  const busy = shouldSearch(key) && found?.q !== key;
+  const asked = useDebounced(key, SEARCH_DEBOUNCE_MS);
+  const search = useQuery(shouldSearch(asked) ? ['search', asked] : null, () => searchCases(asked));
+  const current = shouldSearch(key) && asked === key && search.status !== 'loading';
+  const failed = current && search.status === 'error';
+  const results = current ? (failed ? NONE : (search.data ?? NONE)) : null;
+  const error = failed ? readableError((search.error as Error)?.message ?? '') || 'Eroare la căutare' : null;
+  const busy = shouldSearch(key) && !current;
   const [active, setActive] = useState(0);
   const [show, setShow] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
@@ -24,27 +31,14 @@ export function SearchBox({ onPick }: { onPick: (r: SearchResult) => void }) {
   useEffect(() => {
     if (show) list.current?.querySelector('[aria-selected="true"]')?.scrollIntoView?.({ block: 'nearest' });
   }, [active, show, results]);
-  useEffect(() => {
-    if (!shouldSearch(key)) return;
-    let live = true;
-    const t = setTimeout(async () => {
-      let list: SearchResult[] = [];
-      let err: string | null = null;
-      try {
-        list = await searchCases(key);
-      } catch (e) {
-        err = readableError((e as Error).message) || 'Eroare la căutare';
-      }
-      if (!live) return;
-      setFound({ q: key, list, error: err });
-      setShow(true);
-      setActive(0);
-    }, SEARCH_DEBOUNCE_MS);
-    return () => {
-      live = false;
-      clearTimeout(t);
-    };
-  }, [key]);
+  // Each answer (or failure) opens the list on its first option.
+  const answer = current ? (failed ? search.error : search.data) : undefined;
+  const [seen, setSeen] = useState<unknown>(undefined);
+  if (answer !== undefined && answer !== seen) {
+    setSeen(answer);
+    setShow(true);
+    setActive(0);
+  }
   useEffect(() => {
     const close = (e: MouseEvent) => ref.current && !ref.current.contains(e.target as Node) && setShow(false);
     document.addEventListener('mousedown', close);

@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
+import { useQuery } from '../../../lib/query';
 import { Link, useNavigate } from 'react-router-dom';
 import { authActions } from '../../../lib/auth/store';
 import { CodeViewer, type CodeId } from '../../../components/code-viewer/CodeViewer';
@@ -18,14 +19,11 @@ async function visitorCase(): Promise<string | null> {
 export default function Trial() {
   const { signOut } = authActions;
   const nav = useNavigate();
-  const [caseId, setCaseId] = useState<string | null | undefined>(undefined);
+  const caseId = useQuery(['visitor-case'], visitorCase).data;
   const [target, setTarget] = useState<{ code: CodeId; article: string; seq: number } | null>(null);
   const [askTutor, setAskTutor] = useState(false);
   // On a phone the case comes first, then the codes and the tutor below it, one column.
   const mobile = useIsMobile();
-  useEffect(() => {
-    visitorCase().then(setCaseId);
-  }, []);
   return (
     <>
       <header className="app-header trial-header">

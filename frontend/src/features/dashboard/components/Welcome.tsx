@@ -1,5 +1,6 @@
-import { useEffect, useState, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { useUserId } from '../../../lib/auth/store';
+import { useQuery } from '../../../lib/query';
 import { stripCasePrefix } from '../../../lib/validation';
 import { ArrowRightIcon, BookIcon, ChartIcon, PlayIcon } from '../../../components/ui/icons';
 import { LAST_CASE_KEY, levelColor, loadMyWork, type CaseRow } from '../api/cases';
@@ -9,17 +10,8 @@ import type { TreeData } from './CaseTree';
 // next — the case last worked on, a first easy case, and the progress per domain.
 export function Welcome({ tree, onPick, teme }: { tree: TreeData | null; onPick: (c: CaseRow) => void; teme?: ReactNode }) {
   const userId = useUserId();
-  const [work, setWork] = useState<{ completed: Set<string>; lastCase: string | null } | null>(null);
-  useEffect(() => {
-    if (!userId) return;
-    let gone = false;
-    loadMyWork(userId)
-      .then((w) => !gone && setWork(w))
-      .catch(() => !gone && setWork({ completed: new Set(), lastCase: null }));
-    return () => {
-      gone = true;
-    };
-  }, [userId]);
+  // Not loaded (or failed): no last case from the server and nothing counted as done.
+  const work = useQuery(userId ? ['my-work', userId] : null, () => loadMyWork(userId!)).data;
   const cases = tree?.cases ?? [];
   const stored = typeof localStorage !== 'undefined' ? localStorage.getItem(LAST_CASE_KEY) : null;
   const last = cases.find((c) => c.id === stored) ?? cases.find((c) => c.id === work?.lastCase) ?? null;

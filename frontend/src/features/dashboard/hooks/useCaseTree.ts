@@ -1,38 +1,37 @@
-import { useEffect, useState } from 'react';
-import { loadTree, type TreeData } from '../api/cases';
+import { useEffect } from 'react';
+import { fetchQuery, prefetchQuery, useQuery, type Query } from '../../../lib/query';
+import { hasSession, loadTree, type TreeData } from '../api/cases';
 
-// The case tree is requested as soon as this chunk is evaluated (the route is protected, so
-// a session exists), not after the first render; the first mount takes that answer.
-let prefetch: { promise: Promise<TreeData>; data: TreeData | null } | null = null;
-function startTreeLoad() {
-  const p = { promise: loadTree(), data: null as TreeData | null };
-  p.promise.then((t) => (p.data = t)).catch(() => {});
-  return p;
-}
+const TREE = ['case-tree'] as const;
+
+// The case tree is requested as soon as this chunk is evaluated, not after the first
+// render; the first mount takes that load. The chunk is also fetched ahead for a visitor
+// opening /dashboard signed out, who is sent to /login: without a session nothing is
+// asked (walkthrough 3, bug 25), and the first mount loads it itself.
 try {
-  prefetch = startTreeLoad();
+  void hasSession()
+    .then((signedIn) => {
+      if (signedIn) void prefetchQuery(TREE, loadTree);
+    })
+    .catch(() => undefined);
 } catch {
-  prefetch = null; // no client yet (unit tests)
+  // no client yet (unit tests)
 }
-function takeTreeLoad() {
-  const p = prefetch ?? startTreeLoad();
-  prefetch = null;
-  return p;
-}
+const ready = () => fetchQuery(TREE, loadTree);
 
-// The dashboard's case tree: null until loaded; ready settles with it (for what the page
-// does once the tree is there, e.g. opening a linked case).
-export function useCaseTree(): { tree: TreeData | null; ready: Promise<TreeData> } {
-  const [load] = useState(takeTreeLoad);
-  const [tree, setTree] = useState<TreeData | null>(() => load.data);
+// The dashboard's case tree; ready settles with it (for what the page does once the tree is
+// there, e.g. opening a linked case).
+export function useCaseTree(): { tree: Query<TreeData>; ready: () => Promise<TreeData> } {
+  const tree = useQuery(TREE, loadTree);
   useEffect(() => {
     performance.mark('casus:dashboard-start');
-    load.promise
-      .then((t) => {
-        setTree(t);
-        performance.mark('casus:case-list');
-      })
-      .catch((e) => console.error('tree load failed', e));
-  }, [load]);
-  return { tree, ready: load.promise };
+  }, []);
+  const loaded = tree.data !== undefined;
+  useEffect(() => {
+    if (loaded) performance.mark('casus:case-list');
+  }, [loaded]);
+  useEffect(() => {
+    if (tree.status === 'error') console.error('tree load failed', tree.error);
+  }, [tree.status, tree.error]);
+  return { tree, ready };
 }

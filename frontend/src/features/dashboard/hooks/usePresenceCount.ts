@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useUserId } from '../../../lib/auth/store';
 import { presenceKey } from '../../../lib/presence';
+import { useQuery } from '../../../lib/query';
 import { watchPresence } from '../../../lib/realtime';
 
 // How many others are present on a topic right now (realtime presence under an opaque key,
@@ -8,17 +9,10 @@ import { watchPresence } from '../../../lib/realtime';
 export function usePresenceCount(topic: string): number {
   const userId = useUserId();
   const [n, setN] = useState(0);
+  const key = useQuery(userId ? ['presence-key', userId, topic] : null, () => presenceKey(userId!, topic)).data;
   useEffect(() => {
-    if (!userId) return;
-    let stop: (() => void) | null = null;
-    let gone = false;
-    presenceKey(userId, topic).then((key) => {
-      if (!gone) stop = watchPresence(topic, key, setN);
-    });
-    return () => {
-      gone = true;
-      stop?.();
-    };
-  }, [topic, userId]);
+    if (!key) return;
+    return watchPresence(topic, key, setN);
+  }, [topic, key]);
   return n;
 }

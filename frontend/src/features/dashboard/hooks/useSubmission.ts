@@ -1,5 +1,6 @@
-import { useEffect, useReducer, useRef, useState } from 'react';
-import { useAuthStore } from '../../../lib/auth/store';
+import { useEffect, useReducer, useRef } from 'react';
+import { useAuthStore, useUserId } from '../../../lib/auth/store';
+import { useQuery } from '../../../lib/query';
 import { toast } from '../../../components/ui/toast';
 import { SignalRecorder } from '../utils/signals';
 import { accepts, initialSubmission, revisingOf, transition, type SubmissionState } from '../utils/submission';
@@ -10,12 +11,6 @@ import type { SolutionText } from './useSolutionText';
 const ERROR = 'Ne pare rău, a apărut o eroare. Te rugăm să încerci din nou.';
 // What the gateway answers (502) when a grade could not be finalised; shown as it is.
 const NOT_FINALISED = 'Evaluarea nu a putut fi finalizată. Încearcă din nou.';
-
-// The spec's pass rule (§5) on the stored verdict; a moderator's release also lets it through.
-function detectionPassed(decision: string | null, probability: number | null): boolean {
-  if (decision) return ['PASSED', 'RELEASED'].includes(decision.toUpperCase());
-  return probability != null && Number(probability) <= 30;
-}
 
 // The message of an Anthropic-shaped error from the gateway, if any.
 function gatewayMessage(e: unknown): string | undefined {
@@ -68,22 +63,18 @@ export function useSubmission(caseId: string, draft: SolutionText, assignmentId:
   useEffect(() => {
     loadRef.current = load;
   });
-  const [restored, setRestored] = useState(false);
+  const userId = useUserId();
+  // Read afresh at each opening of the case (gcTime 0: no answer of an earlier visit).
+  const opened = useQuery(userId ? ['open-submission', caseId, userId] : null, () => openSubmissionOnCase(caseId, userId!), { gcTime: 0 }).data;
+  const restored = !!opened && (!!opened.appeal || opened.failed);
+  const applied = useRef<typeof opened>(undefined);
   useEffect(() => {
-    const user = useAuthStore.getState().user;
-    if (!user) return;
-    let on = true;
-    openSubmissionOnCase(caseId, user.id).then((open) => {
-      if (!on || !open) return;
-      if (!open.appeal && !open.failed) return;
-      loadRef.current(open.text, open.level, !open.appeal);
-      dispatch({ type: 'restored', appeal: open.appeal, failed: open.failed });
-      setRestored(true);
-    });
-    return () => {
-      on = false;
-    };
-  }, [caseId]);
+    if (!opened || applied.current === opened) return;
+    applied.current = opened;
+    if (!opened.appeal && !opened.failed) return;
+    loadRef.current(opened.text, opened.level, !opened.appeal);
+    dispatch({ type: 'restored', appeal: opened.appeal, failed: opened.failed });
+  }, [opened]);
 
   // While an appeal is pending its outcome arrives live; a release starts the grading.
   const pendingId = state.name === 'appealed' && state.appeal.status === 'pending' ? state.appeal.id : null;
@@ -132,7 +123,8 @@ export function useSubmission(caseId: string, draft: SolutionText, assignmentId:
       await saveSignals(submissionId, user.id, signals);
       await runTask(session.access_token, 'detect', submissionId);
       const check = await readDetection(submissionId);
-      if (!check || !detectionPassed(check.ai_decision, check.ai_probability)) {
+      // The database's verdict on the recorded check (ai_check_cleared), not a rule of ours.
+      if (!check?.ai_cleared) {
         dispatch({ type: 'blocked', submissionId });
         toast.error('Text generat de AI detectat', 'Te rugăm să scrii soluția cu propriile tale cuvinte.');
         return;

@@ -1,4 +1,5 @@
-import { aiClient as gatewayClient, gatewayBody } from '../../../lib/ai';
+import { aiClient as gatewayClient, gatewayBody, taskHeaders } from '../../../lib/ai';
+import type { AiTask } from '../../../types/rules';
 import { accessToken } from '../../../lib/auth/store';
 import { MSG_GENERATE, MSG_NOT_TEXT, ParseError, parseClassification, parseGenerated, type GenDomain, type GeneratedCase } from '../../../lib/caseDraft';
 
@@ -9,11 +10,11 @@ async function aiClient() {
   return gatewayClient(token);
 }
 
-async function ask(task: 'generate' | 'classify', content: string, headers: Record<string, string> = {}): Promise<string> {
+async function ask(task: Extract<AiTask, 'generate' | 'classify'>, content: string, headers: Record<string, string> = {}): Promise<string> {
   const ai = await aiClient();
   const reply = await ai.messages.create(
     gatewayBody([{ role: 'user', content }]),
-    { headers: { 'X-Casus-Task': task, ...headers } },
+    { headers: taskHeaders(task, headers) },
   );
   const first = reply.content[0];
   if (!first || first.type !== 'text') throw new Error(MSG_NOT_TEXT);

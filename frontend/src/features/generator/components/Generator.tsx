@@ -124,7 +124,7 @@ export default function Generator() {
 
   return (
     <main className="page generator">
-      <Link to="/dashboard"><ArrowLeftIcon /> Înapoi la dashboard</Link>
+      <Link to="/dashboard"><ArrowLeftIcon /> Înapoi la spețe</Link>
       <h1>Generator de cazuri</h1>
       {!aiOn && (
         <p className="banner">Funcțiile AI sunt oprite pe acest server: generatorul are nevoie de un furnizor AI configurat (vezi README).</p>

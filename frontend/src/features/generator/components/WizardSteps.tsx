@@ -37,7 +37,9 @@ export function DomainStep({ c, chooseDomain }: { c: Choices; chooseDomain: (d: 
 export function CategoriesStep({ c, categories, toggleCategory }: { c: Choices; categories: CategoryRow[]; toggleCategory: (name: string) => void }) {
   return (
     <fieldset>
-      <legend>Categorii</legend>
+      {/* The step's heading shows the name; the legend names the group for screen readers
+          only (walkthrough 3, bug 34), as in the steps below. */}
+      <legend className="sr-only">Categorii</legend>
       {!c.domain && <p className="muted">{MSG_NO_DOMAIN}</p>}
       <div className="category-grid">
         {categories.map((cat) => (
@@ -60,7 +62,7 @@ export function ArticlesStep({ c, setC, articleInput, setArticleInput, articleEr
 }) {
   return (
     <fieldset>
-      <legend>Articole</legend>
+      <legend className="sr-only">Articole</legend>
       <p className="muted">Număr simplu (1357), cu alineat (1357 alin. 1 sau al. 1), interval (45-49) sau literă (1357 lit. a).</p>
       <div className="row">
         <div className="field">
@@ -85,7 +87,7 @@ export function ArticlesStep({ c, setC, articleInput, setArticleInput, articleEr
 export function ContextStep({ c, setC }: { c: Choices; setC: SetChoices }) {
   return (
     <fieldset>
-      <legend>Context</legend>
+      <legend className="sr-only">Context</legend>
       <div className="field">
         <label htmlFor="gen-topic">Descrierea temei</label>
         <textarea id="gen-topic" rows={4} value={c.topic} onChange={(e) => setC((x) => ({ ...x, topic: e.target.value }))} />
@@ -101,7 +103,7 @@ export function ContextStep({ c, setC }: { c: Choices; setC: SetChoices }) {
 export function ConfigStep({ c, setC, subOptions, freeText }: { c: Choices; setC: SetChoices; subOptions: SubOption[]; freeText: boolean }) {
   return (
     <fieldset>
-      <legend>Configurare</legend>
+      <legend className="sr-only">Configurare</legend>
       <div className="field">
         <label htmlFor="gen-difficulty">Dificultate</label>
         <select id="gen-difficulty" value={c.difficulty} onChange={(e) => setC((x) => ({ ...x, difficulty: e.target.value as Difficulty }))}>

@@ -1,19 +1,10 @@
-import { useEffect, useState } from 'react';
 import type { GenDomain } from '../../../lib/caseDraft';
+import { useQuery } from '../../../lib/query';
 import { fetchCategories, type CategoryRow } from '../api/cases';
+
+const NONE: CategoryRow[] = [];
 
 // The chosen domain's categories with their subcategories; empty while none is chosen or loading.
 export function useCategories(domain: GenDomain | null): CategoryRow[] {
-  const [rows, setRows] = useState<{ domain: GenDomain; rows: CategoryRow[] } | null>(null);
-  useEffect(() => {
-    if (!domain) return;
-    let live = true;
-    fetchCategories(domain).then((r) => {
-      if (live) setRows({ domain, rows: r });
-    });
-    return () => {
-      live = false;
-    };
-  }, [domain]);
-  return rows && rows.domain === domain ? rows.rows : [];
+  return useQuery(domain ? ['generator-categories', domain] : null, () => fetchCategories(domain!)).data ?? NONE;
 }

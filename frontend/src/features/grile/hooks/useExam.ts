@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { useQuery } from '../../../lib/query';
 import {
   examItems, examReview, finishExam, recentExams, saveExamAnswer, startAssignmentExam, startExam,
   type CategoryResult, type Exam, type ExamItem, type Filters, type Letter, type ReviewItem,
@@ -124,16 +125,15 @@ export function useExam() {
   return { state: s, left, results, start, startAssignment, finish, toggle, go, reset, resume, open };
 }
 
+const NO_EXAMS: { exams: Exam[]; running: Exam | null } = { exams: [], running: null };
+
 // The student's latest exams (for resuming one and reviewing past results).
 export function useRecentExams(reloadKey: unknown): { exams: Exam[]; running: Exam | null } {
-  const [r, setR] = useState<{ exams: Exam[]; running: Exam | null }>({ exams: [], running: null });
-  useEffect(() => {
-    recentExams()
-      .then((exams) => {
-        const now = Date.now();
-        setR({ exams, running: exams.find((e) => !e.finished_at && new Date(e.deadline).getTime() > now) ?? null });
-      })
-      .catch(() => setR({ exams: [], running: null }));
-  }, [reloadKey]);
-  return r;
+  // The running exam is the one whose deadline had not passed when the list was read.
+  const q = useQuery(['grile-recent-exams', reloadKey], async () => {
+    const exams = await recentExams();
+    const now = Date.now();
+    return { exams, running: exams.find((e) => !e.finished_at && new Date(e.deadline).getTime() > now) ?? null };
+  });
+  return q.data ?? NO_EXAMS;
 }

@@ -1,29 +1,22 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useQuery } from '../../../lib/query';
 import { browserNow } from './usePractice';
-import { dueCount, fetchCategories, progress, type Category, type CategoryProgress } from '../api/grile';
+import { dueCount, fetchCategories, progress, type Category } from '../api/grile';
+
+const NONE: Category[] = [];
 
 export function useCategories(): Category[] {
-  const [cats, setCats] = useState<Category[]>([]);
-  useEffect(() => {
-    fetchCategories().then(setCats).catch(() => setCats([]));
-  }, []);
-  return cats;
+  return useQuery(['grile-categories'], fetchCategories).data ?? NONE;
 }
 
-// How many grile are due now (the browser's clock); reload() after a session.
+// How many grile are due now (the browser's clock); reload() after a session. 0 when the
+// count cannot be read.
 export function useDueCount(now: () => Date = browserNow) {
-  const [n, setN] = useState<number | null>(null);
-  const reload = useCallback(() => {
-    dueCount(now()).then(setN).catch(() => setN(0));
-  }, [now]);
-  useEffect(reload, [reload]);
-  return { due: n, reload };
+  const q = useQuery(['grile-due'], () => dueCount(now()));
+  return { due: q.status === 'error' ? 0 : (q.data ?? null), reload: () => void q.refetch() };
 }
 
+// Progress per category; empty when it cannot be read.
 export function useGrileProgress() {
-  const [rows, setRows] = useState<CategoryProgress[] | null>(null);
-  useEffect(() => {
-    progress().then(setRows).catch(() => setRows([]));
-  }, []);
-  return rows;
+  const q = useQuery(['grile-progress'], progress);
+  return q.status === 'error' ? [] : (q.data ?? null);
 }

@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect } from 'react';
+import { useQuery } from '../../../lib/query';
 import { fetchAroundMe, fetchTop, type BoardRow, type Period, type Scope } from '../api/leaderboard';
 
 export type LeaderboardState =
@@ -8,26 +9,15 @@ export type LeaderboardState =
 
 const LOADING: LeaderboardState = { status: 'loading' };
 
-// The board and "Poziția ta" for one period and scope, fetched together. Each answer is kept
-// with the request it answers, so switching tabs shows "loading" rather than the previous
-// tab's rows, and a late answer for a tab already left is never shown.
+// The board and "Poziția ta" for one period and scope, fetched together. Answers are kept by
+// tab (lib/query): switching tabs shows "loading" (or that tab's last rows) rather than the
+// previous tab's, and a late answer for a tab already left is never shown.
 export function useLeaderboard(period: Period, scope: Scope) {
-  const [attempt, setAttempt] = useState(0);
-  const key = `${period}|${scope}|${attempt}`;
-  const [result, setResult] = useState<{ key: string; state: LeaderboardState } | null>(null);
+  const q = useQuery(['leaderboard', period, scope], () => Promise.all([fetchTop(period, scope), fetchAroundMe(period, scope)]));
   useEffect(() => {
-    let live = true;
-    Promise.all([fetchTop(period, scope), fetchAroundMe(period, scope)]).then(
-      ([top, around]) => live && setResult({ key, state: { status: 'ready', top, around } }),
-      (err: unknown) => {
-        console.error('leaderboard', err);
-        if (live) setResult({ key, state: { status: 'error' } });
-      },
-    );
-    return () => {
-      live = false;
-    };
-  }, [key, period, scope]);
-  const reload = useCallback(() => setAttempt((n) => n + 1), []);
-  return { state: result?.key === key ? result.state : LOADING, reload };
+    if (q.status === 'error') console.error('leaderboard', q.error);
+  }, [q.status, q.error]);
+  const state: LeaderboardState =
+    q.status === 'error' ? { status: 'error' } : q.data ? { status: 'ready', top: q.data[0], around: q.data[1] } : LOADING;
+  return { state, reload: () => void q.refetch() };
 }

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { useQuery } from '../../../lib/query';
 import { toast } from '../../../components/ui/toast';
 import { fetchHidden, saveHidden } from '../api/leaderboard';
 
@@ -7,21 +8,13 @@ export type OptOutState = { hidden: boolean | null; saving: boolean; saved: bool
 // The "Nu mă afișa în clasamente" setting of the signed-in user: read once, saved at each
 // change (no save button), with a toast and an inline status either way.
 export function useLeaderboardOptOut(userId: string | undefined) {
-  const [state, setState] = useState<OptOutState>({ hidden: null, saving: false, saved: false, failed: false });
+  const stored = useQuery(userId ? ['leaderboard-hidden', userId] : null, () => fetchHidden(userId!));
   useEffect(() => {
-    if (!userId) return;
-    let live = true;
-    fetchHidden(userId).then(
-      (hidden) => live && setState((s) => ({ ...s, hidden })),
-      (err: unknown) => {
-        console.error('leaderboard opt-out', err);
-        if (live) setState((s) => ({ ...s, failed: true }));
-      },
-    );
-    return () => {
-      live = false;
-    };
-  }, [userId]);
+    if (stored.status === 'error') console.error('leaderboard opt-out', stored.error);
+  }, [stored.status, stored.error]);
+  // What a change set (until the next change); before any, what the server has.
+  const [changed, setState] = useState<OptOutState | null>(null);
+  const state: OptOutState = changed ?? { hidden: stored.data ?? null, saving: false, saved: false, failed: stored.status === 'error' };
 
   const change = async (hidden: boolean) => {
     const before = state.hidden;

@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
+import { useQuery } from '../../../lib/query';
 import { TotpChallenge, TotpEnrol } from './TotpForms';
 import { mfaStatus, verifiedTotp } from '../api/totp';
 
@@ -23,15 +24,10 @@ async function gateState(): Promise<GateState> {
 }
 
 export function MfaGate({ children }: { children: ReactNode }) {
-  const [state, setState] = useState<GateState>({ step: 'loading' });
-  const check = useCallback(() => gateState().then(setState), []);
-  useEffect(() => {
-    let live = true;
-    gateState().then((s) => live && setState(s));
-    return () => {
-      live = false;
-    };
-  }, []);
+  // Asked afresh each time the gate is shown (gcTime 0), and again after an enrolment or a code.
+  const gate = useQuery(['mfa-gate'], gateState, { gcTime: 0 });
+  const state: GateState = gate.data ?? { step: 'loading' };
+  const check = gate.refetch;
   switch (state.step) {
     case 'open':
       return <>{children}</>;

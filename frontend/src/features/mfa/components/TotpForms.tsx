@@ -1,4 +1,5 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
+import { useQuery } from '../../../lib/query';
 import { confirmCode, startEnrolment, type Enrolment } from '../api/totp';
 
 function CodeForm({ submitLabel, onSubmit }: { submitLabel: string; onSubmit: (code: string) => Promise<void> }) {
@@ -31,15 +32,10 @@ function CodeForm({ submitLabel, onSubmit }: { submitLabel: string; onSubmit: (c
 
 /** Enrols an authenticator app: QR code and key, then a first code that verifies it. */
 export function TotpEnrol({ onDone }: { onDone: () => void }) {
-  const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    let live = true;
-    startEnrolment().then((e) => live && setEnrolment(e), (err: Error) => live && setError(err.message));
-    return () => {
-      live = false;
-    };
-  }, []);
+  // A new factor per enrolment screen: never cached for a later one (gcTime 0).
+  const q = useQuery(['totp-enrolment'], startEnrolment, { gcTime: 0 });
+  const enrolment: Enrolment | undefined = q.data;
+  const error = q.status === 'error' ? (q.error as Error).message : null;
   if (error) return <p className="error" role="alert">{error}</p>;
   if (!enrolment) return <p className="muted" role="status">Se pregătește codul QR...</p>;
   return (

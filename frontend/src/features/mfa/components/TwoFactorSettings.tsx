@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useState } from 'react';
+import { useQuery } from '../../../lib/query';
 import type { Factor } from '@supabase/supabase-js';
 import { toast } from '../../../components/ui/toast';
 import { TotpChallenge, TotpEnrol } from './TotpForms';
@@ -9,20 +10,12 @@ type Mode = 'view' | 'enrol' | 'confirm-remove';
 // Settings → "Autentificare în doi pași": any user may add an authenticator app, and remove
 // it (after a code, when the session is not already aal2: GoTrue requires aal2).
 export function TwoFactorSettings() {
-  const [factor, setFactor] = useState<Factor | null | undefined>(undefined);
+  const q = useQuery(['totp-factor'], verifiedTotp);
+  const factor: Factor | null | undefined = q.data;
   const [mode, setMode] = useState<Mode>('view');
-  const [error, setError] = useState<string | null>(null);
-  const load = useCallback(
-    () => verifiedTotp().then(setFactor, (err: Error) => setError(err.message)),
-    [],
-  );
-  useEffect(() => {
-    let live = true;
-    verifiedTotp().then((f) => live && setFactor(f), (err: Error) => live && setError(err.message));
-    return () => {
-      live = false;
-    };
-  }, []);
+  const [actionError, setError] = useState<string | null>(null);
+  const error = actionError ?? (q.status === 'error' ? (q.error as Error).message : null);
+  const load = q.refetch;
 
   const remove = async () => {
     try {

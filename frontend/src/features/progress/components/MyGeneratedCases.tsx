@@ -1,6 +1,7 @@
-import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { useUserId } from '../../../lib/auth/store';
+import { useQuery } from '../../../lib/query';
+import { Failed } from '../../../components/ui/status';
 import { fetchMyGeneratedCases, type GeneratedCase as Row } from '../api/progress';
 
 const STATUS: Record<string, { label: string; cls: string }> = {
@@ -13,20 +14,12 @@ const STATUS: Record<string, { label: string; cls: string }> = {
 // moderator's reason when rejected).
 export function MyGeneratedCases() {
   const userId = useUserId();
-  const [rows, setRows] = useState<Row[] | null>(null);
-  useEffect(() => {
-    if (!userId) return;
-    let live = true;
-    fetchMyGeneratedCases().then((r) => {
-      if (live) setRows(r);
-    });
-    return () => {
-      live = false;
-    };
-  }, [userId]);
+  const q = useQuery(userId ? ['my-generated-cases', userId] : null, fetchMyGeneratedCases);
+  const rows: Row[] | undefined = q.data;
   return (
     <section className="card" aria-labelledby="my-generated-title">
       <h2 id="my-generated-title">Cazurile mele generate</h2>
+      {q.status === 'error' && <Failed message="Cazurile generate nu au putut fi încărcate." onRetry={() => void q.refetch()} />}
       {rows && rows.length === 0 && (
         <p className="muted">
           Nu ai generat încă niciun caz. <Link to="/case-generator">Generează un caz</Link>

@@ -1,6 +1,5 @@
-import { useEffect, useState } from 'react';
-import type { Attempt } from '../utils/attempts';
-import type { GradedWork } from '../components/CriteriaOverview';
+import { useEffect } from 'react';
+import { invalidateQueries, useQuery } from '../../../lib/query';
 import {
   fetchAppeals,
   fetchCaseProgress,
@@ -10,32 +9,26 @@ import {
   fetchSubmissions,
   watchMyProgress,
   type AppealState,
-  type Conv,
-  type Progress,
   type SeminarWork,
 } from '../api/progress';
+
+const NONE: never[] = [];
+const NO_WORK = new Map<string, SeminarWork>();
 
 // Everything My Progress shows of one student, read again whenever a grade (the AI's or
 // the seminar assistant's) or an appeal decision lands.
 export function useMyProgress(userId: string | null) {
-  const [subs, setSubs] = useState<Attempt[]>([]);
-  const [convs, setConvs] = useState<Conv[]>([]);
-  const [progress, setProgress] = useState<Progress[]>([]);
-  const [graded, setGraded] = useState<GradedWork[]>([]);
-  const [appeals, setAppeals] = useState<Map<string, AppealState>>(new Map());
-  const [seminar, setSeminar] = useState<Map<string, SeminarWork>>(new Map());
+  const key = (part: string) => (userId ? ['my-progress', userId, part] : null);
+  const subs = useQuery(key('submissions'), () => fetchSubmissions(userId!)).data ?? NONE;
+  const graded = useQuery(key('graded'), () => fetchGraded(userId!)).data ?? NONE;
+  const appealList = useQuery(key('appeals'), () => fetchAppeals(userId!)).data;
+  const convs = useQuery(key('conversations'), () => fetchConversations(userId!)).data ?? NONE;
+  const progress = useQuery(key('case-progress'), () => fetchCaseProgress(userId!)).data ?? NONE;
+  const seminar = useQuery(key('seminar'), () => fetchSeminarWork(userId!)).data ?? NO_WORK;
   useEffect(() => {
     if (!userId) return;
-    const load = () => {
-      fetchSubmissions(userId).then(setSubs);
-      fetchGraded(userId).then(setGraded);
-      fetchAppeals(userId).then((list) => setAppeals(new Map(list.map((a) => [a.submission_id, a]))));
-      fetchConversations(userId).then(setConvs);
-      fetchSeminarWork(userId).then(setSeminar);
-      fetchCaseProgress(userId).then(setProgress);
-    };
-    load();
-    return watchMyProgress(userId, load);
+    return watchMyProgress(userId, () => invalidateQueries(['my-progress', userId]));
   }, [userId]);
+  const appeals = new Map<string, AppealState>((appealList ?? []).map((a) => [a.submission_id, a]));
   return { subs, convs, progress, graded, appeals, seminar };
 }

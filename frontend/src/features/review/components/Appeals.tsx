@@ -1,4 +1,6 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useState } from 'react';
+import { useQuery } from '../../../lib/query';
+import { Failed } from '../../../components/ui/status';
 import { toast } from '../../../components/ui/toast';
 import { strictnessLabel } from '../../../lib/score';
 import { confirmBlock, loadAppeals, releaseAppeal, type AppealRow } from '../api/review';
@@ -95,22 +97,15 @@ function AppealDetail({ a, onDone }: { a: AppealRow; onDone: () => void }) {
 // The moderators' queue of blocked AI checks whose students asked for a human check,
 // beside the case review queue. The RPCs check the role in the database.
 export function Appeals() {
-  const [rows, setRows] = useState<AppealRow[] | null>(null);
-  const [failed, setFailed] = useState<string | null>(null);
+  const q = useQuery(['review-appeals'], loadAppeals);
+  const rows = q.data ?? null;
+  const failed = q.status === 'error' ? errText(q.error) : null;
   const [open, setOpen] = useState<AppealRow | null>(null);
-  const reload = useCallback(() => {
-    loadAppeals()
-      .then((r) => {
-        setRows(r);
-        setFailed(null);
-      })
-      .catch((e) => setFailed(errText(e)));
-  }, []);
-  useEffect(() => reload(), [reload]);
+  const reload = () => void q.refetch();
   return (
     <section className="appeals" aria-labelledby="appeals-title">
       <h2 id="appeals-title">Verificări umane solicitate</h2>
-      {failed && <p className="error" role="alert">Nu s-au putut încărca cererile: {failed}</p>}
+      {failed && <Failed message={`Nu s-au putut încărca cererile: ${failed}`} onRetry={reload} />}
       {open ? (
         <>
           <button type="button" onClick={() => setOpen(null)}><ArrowLeftIcon /> Înapoi la cereri</button>

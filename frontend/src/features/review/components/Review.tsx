@@ -1,4 +1,6 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useState } from 'react';
+import { useQuery } from '../../../lib/query';
+import { Failed, Pending } from '../../../components/ui/status';
 import { Link } from 'react-router-dom';
 import { useIsModerator } from '../../../lib/auth/store';
 import { toast } from '../../../components/ui/toast';
@@ -32,42 +34,24 @@ function ArticleStatus({ checks }: { checks: ArticleCheck[] | undefined }) {
 }
 
 function ReviewCase({ row, onDone }: { row: QueueRow; onDone: () => void }) {
-  const [draft, setDraft] = useState<Draft | null>(null);
-  const [loadFailed, setLoadFailed] = useState(false);
+  // The loaded case, then the moderator's edits (null until the first edit).
+  const loaded = useQuery(['review-draft', row.id], () => loadDraft(row.id), { gcTime: 0 });
+  const [edited, setEdited] = useState<Draft | null>(null);
+  const draft = edited ?? loaded.data ?? null;
   const [dirty, setDirty] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [reason, setReason] = useState('');
-  const [checks, setChecks] = useState<Record<string, ArticleCheck[]>>({});
+  // The cited articles resolved against the codes, re-checked when the list of references changes.
+  const refs = draft?.articles.map((a) => a.reference) ?? [];
+  const domain = draft?.domain;
+  const checked = useQuery(draft ? ['article-checks', domain, refs] : null, () =>
+    Promise.all(refs.map(async (r) => [r, await checkReference(r, domain!)] as const)),
+  );
+  const checks: Record<string, ArticleCheck[]> = Object.fromEntries(checked.data ?? []);
 
-  useEffect(() => {
-    let live = true;
-    loadDraft(row.id).then((d) => {
-      if (!live) return;
-      if (d) setDraft(d);
-      else setLoadFailed(true);
-    });
-    return () => {
-      live = false;
-    };
-  }, [row.id]);
-
-  const refs = draft?.articles.map((a) => a.reference).join('\n') ?? '';
-  useEffect(() => {
-    if (!draft) return;
-    let live = true;
-    for (const a of draft.articles) {
-      checkReference(a.reference, draft.domain).then((r) => live && setChecks((m) => ({ ...m, [a.reference]: r })));
-    }
-    return () => {
-      live = false;
-    };
-    // Re-check only when the list of references changes.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [refs]);
-
-  if (loadFailed) return <p className="error">Cazul nu a putut fi încărcat.</p>;
-  if (!draft) return <p className="muted">Se încarcă...</p>;
+  if (loaded.data === null || (!draft && loaded.status === 'error')) return <Failed message="Cazul nu a putut fi încărcat." onRetry={() => void loaded.refetch()} />;
+  if (!draft) return <Pending />;
 
   const run = async (fn: () => Promise<void>) => {
     setBusy(true);
@@ -123,7 +107,7 @@ function ReviewCase({ row, onDone }: { row: QueueRow; onDone: () => void }) {
       <CaseEditor
         draft={draft}
         onChange={(d) => {
-          setDraft(d);
+          setEdited(d);
           setDirty(true);
         }}
         articleExtra={(ref) => <ArticleStatus checks={checks[ref]} />}
@@ -146,21 +130,11 @@ function ReviewCase({ row, onDone }: { row: QueueRow; onDone: () => void }) {
 // database; the page only mirrors it.
 export default function Review() {
   const allowed = useIsModerator();
-  const [rows, setRows] = useState<QueueRow[] | null>(null);
-  const [failed, setFailed] = useState<string | null>(null);
+  const queue = useQuery(allowed ? ['review-queue'] : null, loadQueue);
+  const rows = queue.data ?? null;
+  const failed = queue.status === 'error' ? errText(queue.error) : null;
   const [open, setOpen] = useState<QueueRow | null>(null);
-
-  const reload = useCallback(() => {
-    loadQueue()
-      .then((r) => {
-        setRows(r);
-        setFailed(null);
-      })
-      .catch((e) => setFailed(errText(e)));
-  }, []);
-  useEffect(() => {
-    if (allowed) reload();
-  }, [allowed, reload]);
+  const reload = () => void queue.refetch();
 
   if (!allowed) {
     return (
@@ -168,16 +142,16 @@ export default function Review() {
         <section className="card">
           <h1>Access Denied</h1>
           <p>You do not have permission to access this page.</p>
-          <Link to="/dashboard"><ArrowLeftIcon /> Înapoi la dashboard</Link>
+          <Link to="/dashboard"><ArrowLeftIcon /> Înapoi la spețe</Link>
         </section>
       </main>
     );
   }
   return (
     <main className="page review">
-      <Link to="/dashboard"><ArrowLeftIcon /> Înapoi la dashboard</Link>
+      <Link to="/dashboard"><ArrowLeftIcon /> Înapoi la spețe</Link>
       <h1>Cazuri de verificat</h1>
-      {failed && <p className="error" role="alert">Nu s-au putut încărca cazurile: {failed}</p>}
+      {failed && <Failed message={`Nu s-au putut încărca cazurile: ${failed}`} onRetry={reload} />}
       {open ? (
         <>
           <button type="button" onClick={() => setOpen(null)}><ArrowLeftIcon /> Înapoi la listă</button>
@@ -192,7 +166,7 @@ export default function Review() {
         </>
       ) : (
         <section className="card">
-          {!rows && !failed && <p className="muted">Se încarcă...</p>}
+          {!rows && !failed && <Pending />}
           {rows && rows.length === 0 && <p className="muted">Nu există cazuri de verificat.</p>}
           {rows && rows.length > 0 && (
             <table className="table">
