@@ -1,8 +1,12 @@
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { Link, useLocation } from 'react-router-dom';
 import { BellIcon } from '../components/ui/icons';
 import { NOTIFICATIONS_READ, unreadCount } from '../features/seminars/api/unread';
 import { countOf } from '../lib/plural';
+import { invalidateQueries, useQuery } from '../lib/query';
+import { useUserId } from '../lib/auth/store';
+
+const KEY = ['notifications-unread'] as const;
 
 // The header's bell: the seminar notices not read yet, counted again on every page change,
 // when the window comes back into focus and when the notifications page marks them read. It
@@ -10,19 +14,20 @@ import { countOf } from '../lib/plural';
 // the realtime client for it; the notifications page itself is live.
 export function NotificationBell() {
   const { pathname } = useLocation();
-  const [n, setN] = useState(0);
+  const userId = useUserId();
+  const n = useQuery(userId ? [...KEY, userId] : null, unreadCount).data ?? 0;
   useEffect(() => {
-    let live = true;
-    const count = () => unreadCount().then((c) => live && setN(c), () => {});
-    void count();
-    window.addEventListener('focus', count);
-    window.addEventListener(NOTIFICATIONS_READ, count);
-    return () => {
-      live = false;
-      window.removeEventListener('focus', count);
-      window.removeEventListener(NOTIFICATIONS_READ, count);
-    };
+    invalidateQueries(KEY);
   }, [pathname]);
+  useEffect(() => {
+    const recount = () => invalidateQueries(KEY);
+    window.addEventListener('focus', recount);
+    window.addEventListener(NOTIFICATIONS_READ, recount);
+    return () => {
+      window.removeEventListener('focus', recount);
+      window.removeEventListener(NOTIFICATIONS_READ, recount);
+    };
+  }, []);
   const label = n === 0 ? 'Notificări' : `Notificări: ${countOf(n, 'necitită', 'necitite')}`;
   return (
     <Link to="/notificari" className="bell" aria-label={label} title={label} data-testid="bell">

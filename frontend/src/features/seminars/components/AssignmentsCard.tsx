@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'react';
+import { useQuery } from '../../../lib/query';
 import { strictnessLabel } from '../../../lib/score';
-import { fetchStats, type Assignment, type Stats } from '../api/seminars';
+import { fetchStats, type Assignment } from '../api/seminars';
 import { fmtNum } from '../utils/gradebook';
 import { fmtWhen } from '../utils/time';
 import { NewAssignmentForm } from './NewAssignmentForm';
@@ -37,12 +37,9 @@ export function AssignmentsCard({ groupId, assignments, onCreated }: { groupId: 
 
 // Distribution of scores by tens, median and mean, and the weakest criteria across the group.
 function StatsView({ assignmentId }: { assignmentId: string }) {
-  const [s, setS] = useState<Stats | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    fetchStats(assignmentId).then(setS, (e: Error) => setError(e.message));
-  }, [assignmentId]);
-  if (error) return <p className="error">{error}</p>;
+  const q = useQuery(['seminar-stats', assignmentId], () => fetchStats(assignmentId), { gcTime: 0 });
+  const s = q.data;
+  if (q.status === 'error') return <p className="error">{(q.error as Error).message}</p>;
   if (!s) return <p className="muted" role="status">Se încarcă...</p>;
   const max = Math.max(1, ...s.distribution.map((d) => d.count));
   return (

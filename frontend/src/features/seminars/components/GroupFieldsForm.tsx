@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useQuery } from '../../../lib/query';
 import { fetchUniversities, type GroupFields, type University } from '../api/seminars';
 import { academicYear } from '../utils/time';
 
@@ -6,10 +6,7 @@ export const emptyGroupFields: GroupFields = { name: '', university_code: '', ac
 
 // A group's name, faculty (the fixed list of the sign-up), academic year and semester.
 export function GroupFieldsForm({ value, onChange }: { value: GroupFields; onChange: (v: GroupFields) => void }) {
-  const [unis, setUnis] = useState<University[]>([]);
-  useEffect(() => {
-    fetchUniversities().then(setUnis, () => setUnis([]));
-  }, []);
+  const unis: University[] = useQuery(['universities'], fetchUniversities).data ?? [];
   const set = (patch: Partial<GroupFields>) => onChange({ ...value, ...patch });
   return (
     <div className="form-grid">

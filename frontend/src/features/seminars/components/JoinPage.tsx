@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
+import { useQuery } from '../../../lib/query';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { toast } from '../../../components/ui/toast';
 import { joinGroup, previewCode, SeminarError, UNKNOWN_CODE, type Preview } from '../api/seminars';
@@ -13,18 +14,15 @@ type Load = { state: 'loading' } | { state: 'ready'; group: Preview } | { state:
 export default function JoinPage() {
   const { code = '' } = useParams();
   const nav = useNavigate();
-  const [load, setLoad] = useState<Load>({ state: 'loading' });
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    let live = true;
-    previewCode(code.trim().toUpperCase())
-      .then((g) => live && setLoad(g ? { state: 'ready', group: g } : { state: 'error', message: UNKNOWN_CODE }))
-      .catch((e: Error) => live && setLoad({ state: 'error', message: e.message }));
-    return () => {
-      live = false;
-    };
-  }, [code]);
+  // Not cached: a rotated or expired code must be asked again each time.
+  const q = useQuery(['seminar-preview', code], () => previewCode(code.trim().toUpperCase()), { gcTime: 0 });
+  const load: Load =
+    q.status === 'loading' ? { state: 'loading' }
+    : q.status === 'error' ? { state: 'error', message: (q.error as Error).message }
+    : q.data ? { state: 'ready', group: q.data }
+    : { state: 'error', message: UNKNOWN_CODE };
   const join = async () => {
     setBusy(true);
     setError(null);

@@ -1,9 +1,11 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { toast } from '../../../components/ui/toast';
-import { createAssignment, fetchCategories, searchCases, type CaseChoice, type CategoryChoice, type NewAssignment } from '../api/seminars';
+import { useQuery } from '../../../lib/query';
+import { createAssignment, fetchCategories, searchCases, type CaseChoice, type NewAssignment } from '../api/seminars';
 import { bucharestInput } from '../utils/time';
 
 const WEEK = 7 * 24 * 60 * 60 * 1000;
+const NO_CASES: CaseChoice[] = [];
 
 const initial = (): NewAssignment => ({
   kind: 'case',
@@ -26,25 +28,18 @@ const initial = (): NewAssignment => ({
 export function NewAssignmentForm({ groupId, onCreated }: { groupId: string; onCreated: () => void }) {
   const [a, setA] = useState<NewAssignment>(initial);
   const [q, setQ] = useState('');
-  const [found, setFound] = useState<CaseChoice[]>([]);
+  // The search runs a quarter of a second after the last keystroke.
+  const [term, setTerm] = useState('');
+  useEffect(() => {
+    const t = setTimeout(() => setTerm(q.trim()), 250);
+    return () => clearTimeout(t);
+  }, [q]);
+  const found = useQuery(term ? ['case-search', term] : null, () => searchCases(term), { gcTime: 0 }).data ?? NO_CASES;
   const [chosen, setChosen] = useState<CaseChoice | null>(null);
-  const [cats, setCats] = useState<CategoryChoice[]>([]);
+  const cats = useQuery(a.kind === 'grile' ? ['law-categories'] : null, fetchCategories).data ?? [];
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const set = (patch: Partial<NewAssignment>) => setA((x) => ({ ...x, ...patch }));
-  useEffect(() => {
-    let live = true;
-    const t = setTimeout(() => {
-      searchCases(q).then((r) => live && setFound(r), () => live && setFound([]));
-    }, 250);
-    return () => {
-      live = false;
-      clearTimeout(t);
-    };
-  }, [q]);
-  useEffect(() => {
-    if (a.kind === 'grile' && cats.length === 0) fetchCategories().then(setCats, () => setCats([]));
-  }, [a.kind, cats.length]);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (a.kind === 'case' && !a.caseId) {

@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
+import { invalidateQueries, useQuery } from '../../../lib/query';
 import { Link } from 'react-router-dom';
 import { useUserId } from '../../../lib/auth/store';
 import { fetchNotifications, markAllRead, watchNotifications, type Notification } from '../api/seminars';
@@ -12,17 +13,16 @@ const KIND: Record<string, string> = { assignment_new: 'Temă nouă', deadline_s
 // confirmed), newest first, live; opening the page marks them read.
 export default function NotificationsPage() {
   const userId = useUserId();
-  const [list, setList] = useState<Notification[] | null>(null);
+  const list: Notification[] | undefined = useQuery(userId ? ['notifications', userId] : null, fetchNotifications).data;
+  // Shown, they are read: marked so, and the bell counts again.
+  const unread = (list ?? []).filter((n) => !n.read_at).map((n) => n.id).join(',');
+  useEffect(() => {
+    if (!unread) return;
+    void markAllRead(unread.split(',').map(Number)).then(() => window.dispatchEvent(new Event(NOTIFICATIONS_READ)));
+  }, [unread]);
   useEffect(() => {
     if (!userId) return;
-    const load = () =>
-      fetchNotifications().then((l) => {
-        setList(l);
-        const unread = l.filter((n) => !n.read_at).map((n) => n.id);
-        if (unread.length) void markAllRead(unread).then(() => window.dispatchEvent(new Event(NOTIFICATIONS_READ)));
-      }, () => setList([]));
-    void load();
-    return watchNotifications(userId, () => void load());
+    return watchNotifications(userId, () => invalidateQueries(['notifications', userId]));
   }, [userId]);
   return (
     <main className="page seminar-page">

@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
+import { invalidateQueries, useQuery } from '../../../lib/query';
 import { Link, useNavigate } from 'react-router-dom';
 import { useIsModerator, useUserId } from '../../../lib/auth/store';
 import { toast } from '../../../components/ui/toast';
@@ -13,16 +14,13 @@ export default function SeminarsHome() {
   const userId = useUserId();
   const staff = useIsModerator();
   const nav = useNavigate();
-  const [groups, setGroups] = useState<{ teaching: Group[]; member: Group[] } | null>(null);
+  const q = useQuery(userId ? ['seminar-groups', userId] : null, () => fetchMyGroups(userId!));
+  const groups = q.data ?? null;
   const [error, setError] = useState<string | null>(null);
   const [fields, setFields] = useState(emptyGroupFields);
   const [busy, setBusy] = useState(false);
   const [leaving, setLeaving] = useState<Group | null>(null);
-  const load = useCallback(() => {
-    if (!userId) return;
-    fetchMyGroups(userId).then(setGroups, (e: Error) => setError(e.message));
-  }, [userId]);
-  useEffect(load, [load]);
+  const load = () => invalidateQueries(['seminar-groups']);
   const create = async (e: FormEvent) => {
     e.preventDefault();
     setBusy(true);
@@ -52,6 +50,7 @@ export default function SeminarsHome() {
   return (
     <main className="page seminar-page">
       <h1>Grupele mele de seminar</h1>
+      {q.status === 'error' && <p className="error" role="alert">{(q.error as Error).message}</p>}
       {(staff || (groups?.teaching.length ?? 0) > 0) && (
         <section className="card" aria-labelledby="teaching-title">
           <h2 id="teaching-title">Grupe pe care le predai</h2>

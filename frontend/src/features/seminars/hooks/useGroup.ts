@@ -1,53 +1,44 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { fetchAssignments, fetchCurrentCode, fetchGradebook, fetchGroup, fetchPeople, watchGroup, type Assignment, type Group, type JoinCode, type Person } from '../api/seminars';
-import type { GradebookRow } from '../utils/gradebook';
+import { useEffect, useState } from 'react';
+import { invalidateQueries, useQuery } from '../../../lib/query';
+import { fetchAssignments, fetchCurrentCode, fetchGradebook, fetchGroup, fetchPeople, watchGroup } from '../api/seminars';
 
-export type GroupData = {
-  group: Group | null | undefined;
-  code: JoinCode | null;
-  people: Person[];
-  assignments: Assignment[];
-  gradebook: GradebookRow[];
-  live: boolean;
-  error: string | null;
-};
+async function loadGroup(groupId: string) {
+  const [group, code, people, assignments, gradebook] = await Promise.all([
+    fetchGroup(groupId),
+    fetchCurrentCode(groupId),
+    fetchPeople(groupId),
+    fetchAssignments(groupId),
+    fetchGradebook(groupId),
+  ]);
+  return { group, code, people, assignments, gradebook };
+}
 
 // Everything /seminar/<group> shows, read again whenever work lands, a grade is set or a
-// member joins or leaves (one channel while the page is open).
+// member joins or leaves (one channel while the page is open; lib/query drops a late answer).
 export function useGroup(groupId: string) {
-  const [data, setData] = useState<GroupData>({ group: undefined, code: null, people: [], assignments: [], gradebook: [], live: false, error: null });
-  // Events come in bursts: only the latest read is shown, so an older answer arriving
-  // late cannot overwrite a newer one.
-  const seq = useRef(0);
-  const load = useCallback(async () => {
-    const mine = ++seq.current;
-    try {
-      const [group, code, people, assignments, gradebook] = await Promise.all([
-        fetchGroup(groupId),
-        fetchCurrentCode(groupId),
-        fetchPeople(groupId),
-        fetchAssignments(groupId),
-        fetchGradebook(groupId),
-      ]);
-      if (mine === seq.current) setData((d) => ({ ...d, group, code, people, assignments, gradebook, error: null }));
-    } catch (e) {
-      if (mine === seq.current) setData((d) => ({ ...d, group: d.group ?? null, error: (e as Error).message }));
-    }
-  }, [groupId]);
+  const key = ['seminar-group', groupId];
+  const q = useQuery(key, () => loadGroup(groupId));
+  const [live, setLive] = useState(false);
   useEffect(() => {
-    void load();
-    const stop = watchGroup(
-      groupId,
-      () => void load(),
-      () => {
-        setData((d) => ({ ...d, live: true }));
-        void load(); // what changed before the channel joined
-      },
-    );
+    const reload = () => invalidateQueries(['seminar-group', groupId]);
+    const stop = watchGroup(groupId, reload, () => {
+      setLive(true);
+      reload(); // what changed before the channel joined
+    });
     return () => {
       stop();
-      setData((d) => ({ ...d, live: false }));
+      setLive(false);
     };
-  }, [groupId, load]);
-  return { ...data, reload: load };
+  }, [groupId]);
+  const d = q.data;
+  return {
+    group: q.status === 'loading' ? undefined : (d?.group ?? null),
+    code: d?.code ?? null,
+    people: d?.people ?? [],
+    assignments: d?.assignments ?? [],
+    gradebook: d?.gradebook ?? [],
+    live,
+    error: q.status === 'error' ? (q.error as Error).message : null,
+    reload: () => invalidateQueries(['seminar-group', groupId]),
+  };
 }
