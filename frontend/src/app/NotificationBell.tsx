@@ -8,8 +8,8 @@ import { useUserId } from '../lib/auth/store';
 
 const KEY = ['notifications-unread'] as const;
 
-// The header's bell: the seminar notices not read yet, counted again on every page change,
-// when the window comes back into focus and when the notifications page marks them read. It
+// The header's bell: the seminar notices not read yet, counted again on every page change
+// and when the notifications page marks them read. It
 // opens no realtime channel, so a page that needs none (the empty dashboard) does not load
 // the realtime client for it; the notifications page itself is live.
 export function NotificationBell() {
@@ -17,20 +17,14 @@ export function NotificationBell() {
   const userId = useUserId();
   const n = useQuery(userId ? [...KEY, userId] : null, unreadCount).data ?? 0;
   useEffect(() => {
-    invalidateQueries(KEY);
-  }, [pathname]);
-  useEffect(() => {
     const recount = () => invalidateQueries(KEY);
-    window.addEventListener('focus', recount);
+    recount();
     window.addEventListener(NOTIFICATIONS_READ, recount);
-    return () => {
-      window.removeEventListener('focus', recount);
-      window.removeEventListener(NOTIFICATIONS_READ, recount);
-    };
-  }, []);
+    return () => window.removeEventListener(NOTIFICATIONS_READ, recount);
+  }, [pathname]);
   const label = n === 0 ? 'Notificări' : `Notificări: ${countOf(n, 'necitită', 'necitite')}`;
   return (
-    <Link to="/notificari" className="bell" aria-label={label} title={label} data-testid="bell">
+    <Link to="/notificari" className="bell" aria-label={label} data-testid="bell">
       <BellIcon />
       {n > 0 && <span className="bell-count" aria-hidden>{n > 99 ? '99+' : n}</span>}
     </Link>
