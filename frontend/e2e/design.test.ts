@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { base, launch, login, makeStudent, step } from './support';
+import { admin, base, launch, login, makeStudent, step } from './support';
 import { openBySearch } from './study-support';
 import { enrolAuthenticator } from './mfa-support';
 import { totpCode } from '../tests/support/totp';
@@ -27,6 +27,45 @@ afterAll(async () => {
 
 type Screen = { name: string; phoneOnly?: boolean; open: (page: Page) => Promise<void> };
 
+// Seminars (issue 30), made with the service key for the signed-in admin: a group they
+// teach (a member, an assignment), a group they belong to (its assignment shows in the
+// dashboard's "Teme") and a group they may join (its join page shows the consent).
+const seminar = { taught: '', joinCode: '' };
+async function seminarFixture(userId: string) {
+  const code = () => Array.from({ length: 8 }, () => 'ABCDEFGHJKMNPQRSTUVWXYZ23456789'[Math.floor(Math.random() * 31)]).join('');
+  const owner = await makeStudent();
+  const { data: kase } = await admin.from('cases').select('id').eq('case_code', 'CIV2ABD').single();
+  const group = async (name: string, staff: string, member: string | null) => {
+    const { data: g, error } = await admin.from('seminar_groups').insert({ name, university_code: 'UB', academic_year: '2025-2026', semester: 2, created_by: staff }).select('id').single();
+    if (error) throw error;
+    const joinCode = code();
+    for (const r of await Promise.all([
+      admin.from('seminar_staff').insert({ group_id: g.id, user_id: staff, role: 'owner' }),
+      admin.from('seminar_join_codes').insert({ code: joinCode, group_id: g.id }),
+      member ? admin.from('seminar_members').insert({ group_id: g.id, user_id: member }) : null,
+    ])) if (r?.error) throw r.error;
+    const a = await admin.from('seminar_assignments').insert({ group_id: g.id, kind: 'case', title: 'Tema 1: abuzul de drept', case_id: kase!.id, deadline: new Date(Date.now() + 3 * 864e5).toISOString(), strictness: 5, created_by: staff }).select('id').single();
+    if (a.error) throw a.error;
+    return { id: g.id as string, joinCode, assignment: a.data.id as string };
+  };
+  const taught = await group('Drept civil, grupa 104', userId, owner.id);
+  seminar.taught = taught.id;
+  // The member's graded work, for the submission view and its grade form.
+  const rubric: [string, string, number, number][] = [
+    ['1.1', 'Citirea și înțelegerea enunțului', 4, 5], ['1.2', 'Identificarea elementelor esențiale', 7, 8], ['1.3', 'Ordonarea cronologică', 4, 5],
+    ['1.4', 'Rezumatul faptelor esențiale', 6, 7], ['1.5', 'Calificarea juridică', 8, 10], ['1.6', 'Problema juridică', 4, 5], ['2.1', 'Introducere', 8, 10],
+    ['2.2.1', 'Premisa majoră', 17, 20], ['2.2.2', 'Premisa minoră', 11, 15], ['2.2.3', 'Concluzie', 9, 15],
+  ];
+  const sub = await admin.from('case_submissions').insert({
+    user_id: owner.id, case_id: kase!.id, assignment_id: taught.assignment, submission_text: 'Vecinul a ridicat panourile ca să-l șicaneze pe reclamant: abuz de drept (art. 15 C.civ.).',
+    difficulty_rating: 5, status: 'graded', score: '78/100', score_value: 78, feedback_at: new Date().toISOString(), feedback_text: 'Calificativ: Bine', ai_decision: 'PASSED', ai_probability: 8,
+    score_breakdown: rubric.map(([id, label, score, max]) => ({ id, label, score, max, comment: 'Observație.' })),
+  });
+  if (sub.error) throw sub.error;
+  await group('Drept civil, seminarul de joi', owner.id, userId);
+  seminar.joinCode = (await group('Drept penal, grupa 201', owner.id, null)).joinCode;
+}
+
 const heading = (page: Page, name: string | RegExp, level?: number) => page.getByRole('heading', { name, level }).first().waitFor();
 
 // Before signing in.
@@ -38,7 +77,7 @@ const PUBLIC: Screen[] = [
 
 // Signed in (as an admin, so /admin and /review render their real content).
 const PRIVATE: Screen[] = [
-  { name: 'dashboard', open: async (p) => { await p.goto(base + '/dashboard'); await p.getByText('Selectează un caz').waitFor(); await p.getByText('Progres pe domenii').waitFor(); } },
+  { name: 'dashboard', open: async (p) => { await p.goto(base + '/dashboard'); await p.getByText('Selectează un caz').waitFor(); await p.getByText('Progres pe domenii').waitFor(); await p.getByTestId('teme').waitFor(); } },
   {
     name: 'case',
     open: async (p) => {
@@ -80,6 +119,26 @@ const PRIVATE: Screen[] = [
   { name: 'admin', open: async (p) => { await p.goto(base + '/admin'); await heading(p, /^Users/); } },
   { name: 'settings', open: async (p) => { await p.goto(base + '/settings'); await heading(p, 'Setări', 1); } },
   { name: 'leaderboard', open: async (p) => { await p.goto(base + '/clasament'); await heading(p, 'Clasament', 1); } },
+  { name: 'seminars', open: async (p) => { await p.goto(base + '/seminar'); await heading(p, 'Grupele mele de seminar', 1); await p.getByText('Drept civil, grupa 104').waitFor(); } },
+  {
+    name: 'seminar-group',
+    open: async (p) => {
+      await p.goto(`${base}/seminar/${seminar.taught}`);
+      await heading(p, 'Drept civil, grupa 104', 1);
+      await p.getByRole('row', { name: /Notat de AI · 78/ }).waitFor();
+      await p.locator('[data-testid="gradebook"][data-live="on"]').waitFor();
+    },
+  },
+  {
+    name: 'seminar-submission',
+    open: async (p) => {
+      await p.goto(`${base}/seminar/${seminar.taught}`);
+      await p.getByRole('button', { name: /Notat de AI · 78: deschide lucrarea/ }).click();
+      await p.getByLabel(/Nota ta la 2\.2\.1/).waitFor();
+    },
+  },
+  { name: 'seminar-join', open: async (p) => { await p.goto(`${base}/join/${seminar.joinCode}`); await p.getByTestId('consent').waitFor(); } },
+  { name: 'notifications', open: async (p) => { await p.goto(base + '/notificari'); await heading(p, 'Notificări', 1); await p.getByTestId('notification').first().waitFor(); } },
   {
     // A grilă answered and checked (chosen, right and wrong options, explanations), with
     // the code opened from an explanation's article badge.
@@ -137,6 +196,7 @@ async function check(page: Page, screen: string, tag: string, found: string[]) {
 
 test('every screen, light and dark, desktop and phone: no axe violation; screenshots retaken', async () => {
   const student = await makeStudent('admin');
+  await seminarFixture(student.id);
   const found: string[] = [];
   let secret = '';
   for (const size of SIZES) {

@@ -4,14 +4,15 @@ import { authActions, AuthProvider, useAuth, useIsAdmin, useIsModerator, useProf
 import { Toaster } from '../components/ui/toast';
 import { FeedbackButton } from '../components/feedback/FeedbackButton';
 import { CloseIcon, MenuIcon, ScaleIcon } from '../components/ui/icons';
+import { NotificationBell } from './NotificationBell';
 // Reads a refused mail link's error before any redirect drops the fragment.
 import '../lib/linkError';
 
 // Opening /dashboard directly, its chunk loads while the session is being resolved; when it
 // is there by then, it renders at once (a lazy component would suspend and React holds a
 // revealed boundary back for up to 300 ms).
-let dashboardModule: typeof import('../features/dashboard/components/Dashboard') | null = null;
-const loadDashboard = () => import('../features/dashboard/components/Dashboard').then((m) => (dashboardModule = m));
+let dashboardModule: typeof import('./routes/Dashboard') | null = null;
+const loadDashboard = () => import('./routes/Dashboard').then((m) => (dashboardModule = m));
 if (window.location.pathname === '/dashboard') void loadDashboard();
 const LazyDashboard = lazy(loadDashboard);
 function Dashboard() {
@@ -32,6 +33,10 @@ const Review = lazy(() => import('../features/review/components/Review'));
 const Grile = lazy(() => import('../features/grile/components/GrilePage'));
 const Leaderboard = lazy(() => import('../features/leaderboard/components/LeaderboardPage'));
 const Trial = lazy(() => import('../features/dashboard/components/Trial'));
+const JoinPage = lazy(() => import('../features/seminars/components/JoinPage'));
+const SeminarsHome = lazy(() => import('../features/seminars/components/SeminarsHome'));
+const GroupPage = lazy(() => import('../features/seminars/components/GroupPage'));
+const NotificationsPage = lazy(() => import('../features/seminars/components/NotificationsPage'));
 
 function Loading() {
   return (
@@ -44,8 +49,9 @@ function Loading() {
 // Protected routes wait for the session, then send visitors to /login.
 function Protected({ children }: { children: ReactNode }) {
   const { user, loading, profileMissing } = useAuth();
+  const location = useLocation();
   if (loading) return <Loading />;
-  if (!user) return <Navigate to="/login" replace />;
+  if (!user) return <Navigate to="/login" replace state={{ from: location.pathname }} />;
   // A visitor trying a case (anonymous session) has no account pages.
   if (user.is_anonymous) return <Navigate to="/try" replace />;
   // An account without a profile completes it first (issue 19, bug 1).
@@ -93,9 +99,11 @@ export function Header() {
         <Link to="/grile">Grile</Link>
         <Link to="/reporting">Progress</Link>
         <Link to="/clasament">Clasament</Link>
+        <Link to="/seminar">Seminar</Link>
         {isModerator && <Link to="/review">Verificare cazuri</Link>}
         {isAdmin && <Link to="/admin">Admin</Link>}
         <FeedbackButton label="Feedback" />
+        <NotificationBell />
         <AccountMenu name={profile?.name ?? null} isAdmin={isAdmin} onSignOut={async () => {
           await signOut();
           nav('/login');
@@ -173,12 +181,16 @@ const TITLES: Record<string, string> = {
   '/settings': 'Setări',
   '/grile': 'Grile',
   '/clasament': 'Clasament',
+  '/seminar': 'Seminar',
+  '/notificari': 'Notificări',
 };
+// Routes with a parameter: titled by their first segment.
+const PREFIX_TITLES: Record<string, string> = { join: 'Intră în grupă', seminar: 'Grupa de seminar' };
 
 function RouteTitle() {
   const { pathname } = useLocation();
   useEffect(() => {
-    const title = TITLES[pathname];
+    const title = TITLES[pathname] ?? PREFIX_TITLES[pathname.split('/')[1]];
     document.title = title ? `${title} · Casus` : 'Casus';
   }, [pathname]);
   return null;
@@ -203,6 +215,10 @@ export function App() {
           <Route path="/settings" element={<Protected><Settings /></Protected>} />
           <Route path="/grile" element={<Protected><Grile /></Protected>} />
           <Route path="/clasament" element={<Protected><Leaderboard /></Protected>} />
+          <Route path="/join/:code" element={<Protected><JoinPage /></Protected>} />
+          <Route path="/seminar" element={<Protected><SeminarsHome /></Protected>} />
+          <Route path="/seminar/:group" element={<Protected><GroupPage /></Protected>} />
+          <Route path="/notificari" element={<Protected><NotificationsPage /></Protected>} />
           <Route path="*" element={<Navigate to="/login" replace />} />
         </Routes>
       </BrowserRouter>

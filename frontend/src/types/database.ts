@@ -551,6 +551,10 @@ export type Database = {
         Args: { p_case_id: string; };
         Returns: boolean;
       };
+      seminar_update_group: {
+        Args: { p_group_id: string; p_name: string; p_university_code: string; p_academic_year: string; p_semester: number; };
+        Returns: Database['public']['Tables']['seminar_groups']['Row'];
+      };
       set_case_model_answer: {
         Args: { p_case_id: string; p_model_answer: string; };
         Returns: undefined;

@@ -113,3 +113,9 @@ export const ChartIcon = (p: IconProps) => (
     <path d="M4 20V4M4 20h16M8 16v-4M12 16V8M16 16v-6" />
   </Icon>
 );
+export const BellIcon = (p: IconProps) => (
+  <Icon {...p}>
+    <path d="M6 16V11a6 6 0 0 1 12 0v5l2 2H4z" />
+    <path d="M10 20a2 2 0 0 0 4 0" />
+  </Icon>
+);

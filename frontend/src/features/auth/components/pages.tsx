@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { Link, Navigate, useNavigate } from 'react-router-dom';
+import { Link, Navigate, useLocation, useNavigate } from 'react-router-dom';
 import { authActions, useAuthStore, useUser } from '../../../lib/auth/store';
 import { sendPasswordReset, updatePassword } from '../api/auth';
 import { invalidFields, validateForgot, validateLogin, validateReset, validateSignup } from '../../../lib/validation';
@@ -32,8 +32,16 @@ export function Tagline() {
   );
 }
 
+// Where signing in leads: back to a seminar join link opened while signed out (the route
+// guard passes it in the location's state), else the dashboard.
+function useAfterSignIn(): string {
+  const from = (useLocation().state as { from?: unknown } | null)?.from;
+  return typeof from === 'string' && /^\/join\/[A-Za-z0-9-]{1,32}$/.test(from) ? from : '/dashboard';
+}
+
 export function LoginPage() {
   const user = useUser();
+  const next = useAfterSignIn();
   const { signIn, tryAsVisitor } = authActions;
   const nav = useNavigate();
   const [email, setEmail] = useState('');
@@ -47,8 +55,8 @@ export function LoginPage() {
   const bad = invalidFields(checked, { email, password });
   useEffect(() => {
     // A visitor (anonymous session) may still sign in to an account here.
-    if (user && !user.is_anonymous) nav('/dashboard', { replace: true });
-  }, [user, nav]);
+    if (user && !user.is_anonymous) nav(next, { replace: true });
+  }, [user, nav, next]);
   const tryCase = async () => {
     setError(null);
     setBusy(true);
@@ -70,7 +78,7 @@ export function LoginPage() {
     setBusy(true);
     try {
       await signIn(email, password);
-      nav('/dashboard');
+      nav(next);
     } catch (err) {
       setError((err as Error).message);
     } finally {

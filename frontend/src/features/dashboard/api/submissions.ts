@@ -30,7 +30,7 @@ export async function readGraded(id: string): Promise<Graded> {
 }
 
 // Stores a new submission; returns its id.
-export async function insertSubmission(row: Pick<SubmissionInsert, 'user_id' | 'case_id' | 'submission_text' | 'difficulty_rating' | 'previous_submission_id'>): Promise<string> {
+export async function insertSubmission(row: Pick<SubmissionInsert, 'user_id' | 'case_id' | 'submission_text' | 'difficulty_rating' | 'previous_submission_id' | 'assignment_id'>): Promise<string> {
   const { data, error } = await supabase()
     .from('case_submissions')
     .insert({ ...row, status: 'submitted' })

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { useUserId } from '../../../lib/auth/store';
 import { readVisitorDraft } from '../utils/visitorDraft';
@@ -24,7 +24,9 @@ const narrowNow = () => window.innerWidth < 1280;
 // The study screen: the case tree in the sidebar, the case in the middle, the code viewer
 // and the tutor in the right panel. This page holds what they share (the open case, the
 // open path of the tree, the article to show) and the phone layout's drawer and sheets.
-export default function Dashboard() {
+// teme: the seminar assignments' section of the empty dashboard (composed by the route),
+// given the function that opens a case.
+export default function Dashboard({ teme }: { teme?: (openCase: (caseId: string) => void) => ReactNode } = {}) {
   const { tree: treeQuery, ready } = useCaseTree();
   const tree = treeQuery.data ?? null;
   const [open, setOpen] = useState<OpenPath>({});
@@ -159,7 +161,15 @@ export default function Dashboard() {
             }}
           />
         ) : (
-          <Welcome tree={tree} onPick={pick} />
+          <Welcome
+            tree={tree}
+            onPick={pick}
+            teme={teme?.((id) => {
+              const c = tree?.cases.find((x) => x.id === id);
+              if (c) pick(c);
+              else choose(id); // not in the tree (e.g. a staff-generated case): the view still opens it
+            })}
+          />
         )}
       </main>
       <RightPanel target={target} home={DOMAIN_CODE[tree?.cases.find((c) => c.id === selected)?.domain ?? '']} caseId={selected} mobile={mobile} sheet={sheet} onClose={() => setSheet(null)} />

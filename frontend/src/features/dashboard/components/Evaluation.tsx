@@ -2,6 +2,8 @@ import { useEffect, useRef, useState } from 'react';
 import { useAuthStore } from '../../../lib/auth/store';
 import { useSolutionText } from '../hooks/useSolutionText';
 import { useSubmission } from '../hooks/useSubmission';
+import { useCaseAssignment } from '../hooks/useCaseAssignment';
+import { AssignmentBanner } from './AssignmentBanner';
 import { accepts, busy, errorOf, revisingOf, textFrozen } from '../utils/submission';
 import { AccountPrompt, AppealBanner, DraftNoteBanner, ResultCard, RevisingNote, StrictnessPicker } from './SolutionParts';
 
@@ -19,7 +21,10 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
   const userId = useAuthStore((s) => s.user?.id ?? null);
   const [ask, setAsk] = useState<string | null>(null);
   const draft = useSolutionText(caseId, userId, visitor);
-  const sub = useSubmission(caseId, draft);
+  // A seminar assignment on this case fixes the strictness, and the work is handed in for it.
+  const tema = useCaseAssignment(caseId);
+  const handIn = tema.assignment?.can_submit ? tema.assignment : null;
+  const sub = useSubmission(caseId, draft, handIn?.assignment_id ?? null);
   const { state, recorder } = sub;
   const area = useRef<HTMLTextAreaElement>(null);
   // A case with a draft, an appeal or a failed evaluation opens its solution panel, so the
@@ -47,7 +52,8 @@ export function SolutionPanel({ caseId, aiOn }: { caseId: string; aiOn: boolean 
           Funcțiile AI sunt oprite pe acest server: evaluarea și tutorele au nevoie de un furnizor AI configurat (ANTHROPIC_API_KEY, vezi README).
         </p>
       )}
-      <StrictnessPicker level={draft.level} disabled={frozen} onChange={draft.setLevel} />
+      {tema.assignment && <AssignmentBanner a={tema.assignment} criteria={tema.criteria} />}
+      <StrictnessPicker level={handIn ? handIn.strictness : draft.level} disabled={frozen || !!handIn} onChange={draft.setLevel} />
       {revising && <RevisingNote from={revising} />}
       {draft.note && <DraftNoteBanner note={draft.note} onRestore={draft.restore} onDiscard={draft.discard} />}
       <textarea

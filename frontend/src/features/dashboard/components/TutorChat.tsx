@@ -6,6 +6,9 @@ import { useUser } from '../../../lib/auth/store';
 import { canSend, createTutorStore, GREETING, NO_CASE, roundLabel, ROUNDS_DONE, TUTOR_ROUNDS } from '../utils/tutor';
 import { openSolution } from '../utils/solve';
 import { SendIcon } from '../../../components/ui/icons';
+import { useTutorAllowed } from '../hooks/useTutorAllowed';
+
+export const TUTOR_FORBIDDEN = 'Asistentul grupei nu permite tutorele pentru această temă.';
 
 export const tutorStore = createTutorStore(() => backend);
 
@@ -36,7 +39,8 @@ export function TutorChat({ caseId }: { caseId: string | null }) {
     const ok = await tutorStore.getState().send(sent);
     if (!ok) setText((t) => t || sent);
   };
-  const disabled = !ai || !caseId || loading;
+  const allowed = useTutorAllowed(caseId);
+  const disabled = !ai || !caseId || loading || !allowed;
   return (
     <section className="chat" aria-label="Casus AI">
       <h2>
@@ -52,6 +56,7 @@ export function TutorChat({ caseId }: { caseId: string | null }) {
         ))}
       </div>
       {error && <p className="error" role="alert">{error}</p>}
+      {!allowed && <p className="banner" role="status" data-testid="tutor-forbidden">{TUTOR_FORBIDDEN}</p>}
       {done ? (
         <div className="chat-done" data-testid="tutor-done">
           <p>{ROUNDS_DONE}</p>

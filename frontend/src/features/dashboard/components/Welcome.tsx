@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { useUserId } from '../../../lib/auth/store';
 import { useQuery } from '../../../lib/query';
 import { stripCasePrefix } from '../../../lib/validation';
@@ -7,7 +8,7 @@ import type { TreeData } from './CaseTree';
 
 // The dashboard before a case is picked: the spec's "Selectează un caz", then where to go
 // next — the case last worked on, a first easy case, and the progress per domain.
-export function Welcome({ tree, onPick }: { tree: TreeData | null; onPick: (c: CaseRow) => void }) {
+export function Welcome({ tree, onPick, teme }: { tree: TreeData | null; onPick: (c: CaseRow) => void; teme?: ReactNode }) {
   const userId = useUserId();
   // Not loaded (or failed): no last case from the server and nothing counted as done.
   const work = useQuery(userId ? ['my-work', userId] : null, () => loadMyWork(userId!)).data;
@@ -29,6 +30,7 @@ export function Welcome({ tree, onPick }: { tree: TreeData | null; onPick: (c: C
         <p className="empty">Selectează un caz</p>
         <p className="lead">din lista din stânga sau începe cu una dintre sugestiile de mai jos.</p>
       </div>
+      {teme}
       <div className="welcome-grid">
         {last && (
           <article className="card">

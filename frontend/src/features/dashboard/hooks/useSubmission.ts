@@ -21,7 +21,14 @@ function gatewayMessage(e: unknown): string | undefined {
 
 // Drives a case's submission through its states (utils/submission): the server calls of
 // each step, the appeal followed live, and what the server recorded when the case opens.
-export function useSubmission(caseId: string, draft: SolutionText) {
+// A refusal of the seminar's checks (deadline passed, no revisions left, …): its Romanian
+// message is shown as it is; the text stays in the editor and its draft.
+function seminarRefusal(e: unknown): string | undefined {
+  const err = e as { hint?: unknown; message?: unknown };
+  return typeof err?.hint === 'string' && err.hint.startsWith('seminar_') && typeof err.message === 'string' ? err.message : undefined;
+}
+
+export function useSubmission(caseId: string, draft: SolutionText, assignmentId: string | null = null) {
   const [state, dispatch] = useReducer(transition, initialSubmission);
   const recorder = useRef(new SignalRecorder());
   const current = useRef<SubmissionState>(state);
@@ -101,7 +108,14 @@ export function useSubmission(caseId: string, draft: SolutionText) {
     dispatch({ type: 'submit' });
     let submissionId: string;
     try {
-      submissionId = await insertSubmission({ user_id: user.id, case_id: caseId, submission_text: draft.text, difficulty_rating: draft.level, previous_submission_id: previous?.id ?? null });
+      submissionId = await insertSubmission({
+        user_id: user.id,
+        case_id: caseId,
+        submission_text: draft.text,
+        difficulty_rating: draft.level,
+        previous_submission_id: previous?.id ?? null,
+        ...(assignmentId ? { assignment_id: assignmentId } : {}),
+      });
       draft.submitted();
       // The editor's process signals go with the submission, before its check (moderators read them).
       const signals = recorder.current.snapshot();
@@ -116,8 +130,9 @@ export function useSubmission(caseId: string, draft: SolutionText) {
         return;
       }
     } catch (e) {
-      dispatch({ type: 'failed', error: ERROR });
-      toast.error('Eroare la evaluare', gatewayMessage(e) ?? (e as Error).message);
+      const refused = seminarRefusal(e);
+      dispatch({ type: 'failed', error: refused ?? ERROR });
+      toast.error(refused ? 'Tema nu a fost predată' : 'Eroare la evaluare', refused ?? gatewayMessage(e) ?? (e as Error).message);
       return;
     }
     await grade(submissionId, previous);

@@ -89,6 +89,13 @@ export async function startExam(f: Filters, minutes: number): Promise<Exam> {
   return check(await supabase().rpc('grile_exam_start', a));
 }
 
+// The exam of a seminar assignment (issue 30): its questions and time are the assistant's;
+// a running one is returned as it is. Refusals (deadline passed, no attempts left) come back
+// as Romanian messages.
+export async function startAssignmentExam(assignmentId: string): Promise<Exam> {
+  return check(await supabase().rpc('seminar_grile_start', { p_assignment_id: assignmentId }));
+}
+
 // The questions of an exam in order, with what was answered so far.
 export async function examItems(examId: string): Promise<ExamItem[]> {
   const sb = supabase();

@@ -1,4 +1,5 @@
 import { useCallback, useState } from 'react';
+import { useSearchParams } from 'react-router-dom';
 import type { Citation, Filters } from '../api/grile';
 import { CodePanel, targetOf, type ArticleTarget } from './CodePanel';
 import { ExamResult } from './ExamResult';
@@ -14,7 +15,10 @@ type Mode = 'practice' | 'exam';
 
 // /grile: practice with spaced repetition, or a timed exam simulation.
 export default function GrilePage() {
-  const [mode, setMode] = useState<Mode>('practice');
+  // /grile?tema=<id>: a seminar assignment's grile, opened from the dashboard's "Teme".
+  const [params] = useSearchParams();
+  const tema = params.get('tema');
+  const [mode, setMode] = useState<Mode>(tema ? 'exam' : 'practice');
   const [target, setTarget] = useState<ArticleTarget | null>(null);
   const categories = useCategories();
   const practice = usePractice(browserNow);
@@ -72,12 +76,20 @@ export default function GrilePage() {
         )}
         {mode === 'exam' && (
           <>
+            {tema && (exam.state.phase === 'idle' || exam.state.phase === 'loading') && (
+              <section className="card" aria-labelledby="tema-grile-title">
+                <h2 id="tema-grile-title">Temă de seminar</h2>
+                <p className="muted">Grilele și timpul le-a ales asistentul; răspunsurile se văd la final, iar rezultatul ajunge la asistent.</p>
+                <button className="primary" disabled={exam.state.phase === 'loading'} onClick={() => void exam.startAssignment(tema)}>Începe grilele temei</button>
+                {exam.state.error && <p className="error" role="alert">{exam.state.error}</p>}
+              </section>
+            )}
             {(exam.state.phase === 'idle' || exam.state.phase === 'loading') && (
               <section className="card">
                 <h2>Simulare examen</h2>
                 <p className="muted">Ca la examenul de admitere în profesie: o grilă se punctează numai dacă alegi exact variantele corecte. Răspunsurile corecte se văd la final.</p>
                 <SetupForm categories={categories} exam busy={exam.state.phase === 'loading'} onStart={(f, minutes) => void exam.start(f, minutes)} />
-                {exam.state.error && <p className="error" role="alert">{exam.state.error}</p>}
+                {!tema && exam.state.error && <p className="error" role="alert">{exam.state.error}</p>}
               </section>
             )}
             {exam.state.phase === 'idle' && <ExamHistory exams={recent.exams} running={recent.running} onResume={(e) => void exam.resume(e)} onOpen={(e) => void exam.open(e)} />}

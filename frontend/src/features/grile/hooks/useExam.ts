@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useQuery } from '../../../lib/query';
 import {
-  examItems, examReview, finishExam, recentExams, saveExamAnswer, startExam,
+  examItems, examReview, finishExam, recentExams, saveExamAnswer, startAssignmentExam, startExam,
   type CategoryResult, type Exam, type ExamItem, type Filters, type Letter, type ReviewItem,
 } from '../api/grile';
 import { toggleLetter } from './usePractice';
@@ -58,6 +58,19 @@ export function useExam() {
     }
   }, []);
 
+  // A seminar assignment's exam: started (or taken up again) by the server, timed to its deadline.
+  const startAssignment = useCallback(async (assignmentId: string) => {
+    setS({ ...initial, phase: 'loading' });
+    try {
+      const exam = await startAssignmentExam(assignmentId);
+      const items = await examItems(exam.id);
+      const seconds = Math.min(exam.duration_seconds, Math.max(0, Math.round((new Date(exam.deadline).getTime() - Date.now()) / 1000)));
+      setS({ ...initial, phase: 'running', exam, items, seconds });
+    } catch (e) {
+      setS({ ...initial, error: (e as Error).message });
+    }
+  }, []);
+
   const finish = useCallback(async () => {
     const exam = s.exam;
     if (!exam || s.phase !== 'running') return;
@@ -109,7 +122,7 @@ export function useExam() {
   const reset = useCallback(() => setS(initial), []);
 
   const results = (s.exam?.results ?? []) as CategoryResult[];
-  return { state: s, left, results, start, finish, toggle, go, reset, resume, open };
+  return { state: s, left, results, start, startAssignment, finish, toggle, go, reset, resume, open };
 }
 
 const NO_EXAMS: { exams: Exam[]; running: Exam | null } = { exams: [], running: null };

@@ -33,6 +33,19 @@ export async function fetchGraded(userId: string): Promise<GradedWork[]> {
   return data ?? [];
 }
 
+// Work handed in for a seminar assignment: whether it was late, and the assistant's grade
+// of record with their comment once set (issue 30).
+export type SeminarWork = { late: boolean; grade: { score: number; comment: string | null; source: string } | null };
+export async function fetchSeminarWork(userId: string): Promise<Map<string, SeminarWork>> {
+  const { data } = await supabase()
+    .from('case_submissions')
+    .select('id, late, seminar_grades(score, comment, source)')
+    .eq('user_id', userId)
+    .not('assignment_id', 'is', null);
+  const rows = (data ?? []) as unknown as { id: string; late: boolean; seminar_grades: SeminarWork['grade'] | SeminarWork['grade'][] }[];
+  return new Map(rows.map((r) => [r.id, { late: r.late, grade: Array.isArray(r.seminar_grades) ? (r.seminar_grades[0] ?? null) : r.seminar_grades }]));
+}
+
 export async function fetchAppeals(userId: string): Promise<AppealState[]> {
   const { data } = await supabase().from('submission_appeals').select('submission_id, status, decision_reason').eq('user_id', userId);
   return (data as AppealState[] | null) ?? [];
@@ -59,13 +72,14 @@ export async function fetchMyGeneratedCases(): Promise<GeneratedCase[]> {
   return (data as unknown as GeneratedCase[] | null) ?? [];
 }
 
-// Grades and appeal decisions land live, also from another tab or device.
+// Grades, the assistant's grades of record and appeal decisions land live, also from another tab or device.
 export function watchMyProgress(userId: string, onChange: () => void): () => void {
   return watchTables(
     `progress-${userId}`,
     [
       { table: 'case_submissions', filter: `user_id=eq.${userId}` },
       { table: 'submission_appeals', filter: `user_id=eq.${userId}` },
+      { table: 'seminar_grades', filter: `student_id=eq.${userId}` },
     ],
     onChange,
   );

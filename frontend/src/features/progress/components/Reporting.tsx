@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 import { useUserId } from '../../../lib/auth/store';
 import { useMyProgress } from '../hooks/useMyProgress';
-import type { AppealState, Progress } from '../api/progress';
+import type { AppealState, Progress, SeminarWork } from '../api/progress';
 import { MyGeneratedCases } from './MyGeneratedCases';
 import { ScoreOverTime } from './ScoreOverTime';
 import { CriteriaOverview } from './CriteriaOverview';
@@ -21,7 +21,9 @@ const APPEAL: Record<AppealState['status'], string> = {
 
 // One attempt: code, score with the strictness it was graded at, date, feedback, and the
 // outcome of a human check when one was asked for.
-function AttemptRow({ s, appeal }: { s: Sub; appeal?: AppealState }) {
+const num = (n: number | string) => String(Math.round(Number(n) * 100) / 100).replace('.', ',');
+
+function AttemptRow({ s, appeal, seminar }: { s: Sub; appeal?: AppealState; seminar?: SeminarWork }) {
   return (
     <div data-testid="submission">
       <strong>{s.case_code}</strong> · <span className={`score state-${s.state}`}>{attemptLabel(s)}</span> · <span className="strictness-tag">{strictnessLabel(s.difficulty_rating)}</span> · {roDate(s.submitted_at)}
@@ -33,6 +35,13 @@ function AttemptRow({ s, appeal }: { s: Sub; appeal?: AppealState }) {
           {appeal.status === 'confirmed' && appeal.decision_reason ? ` — ${appeal.decision_reason}` : ''}
         </div>
       )}
+      {seminar && (
+        <div className="seminar-outcome" data-testid="seminar-outcome">
+          Temă de seminar{seminar.late ? ' · predată după termen' : ''}
+          {seminar.grade ? ` · nota asistentului: ${num(seminar.grade.score)}/100${seminar.grade.source === 'ai_confirmed' ? ' (nota AI confirmată)' : ''}` : ' · așteaptă nota asistentului'}
+          {seminar.grade?.comment && <div className="staff-comment">„{seminar.grade.comment}”</div>}
+        </div>
+      )}
       <div className="muted">{s.feedback_text ? (overallVerdict(s.feedback_text) ?? s.feedback_text).slice(0, 150) : s.state === 'failed' ? 'Modelul AI nu a răspuns. Textul tău este păstrat: deschide speța și trimite-l din nou.' : 'Așteptăm evaluarea...'}</div>
     </div>
   );
@@ -42,7 +51,7 @@ function AttemptRow({ s, appeal }: { s: Sub; appeal?: AppealState }) {
 // route (app/routes) composes them, so this feature imports no other.
 export default function Reporting({ grile }: { grile?: ReactNode }) {
   const userId = useUserId();
-  const { subs, convs, progress, graded, appeals } = useMyProgress(userId);
+  const { subs, convs, progress, graded, appeals, seminar } = useMyProgress(userId);
   const completed = progress.filter((p) => p.status === 'completed');
   const scored = subs.filter((s) => s.score_value != null);
   const avg = scored.length ? Math.round(scored.reduce((a, s) => a + Number(s.score_value), 0) / scored.length) : null;
@@ -68,14 +77,14 @@ export default function Reporting({ grile }: { grile?: ReactNode }) {
         <ul className="list">
           {groupByCase(subs).map((g) => (
             <li key={g.case_id} data-testid="case-attempts">
-              <AttemptRow s={g.latest} appeal={appeals.get(g.latest.id)} />
+              <AttemptRow s={g.latest} appeal={appeals.get(g.latest.id)} seminar={seminar.get(g.latest.id)} />
               {g.earlier.length > 0 && (
                 <details className="earlier">
                   <summary>{g.earlier.length === 1 ? 'O încercare anterioară' : `${g.earlier.length} încercări anterioare`}</summary>
                   <ul className="list">
                     {g.earlier.map((s) => (
                       <li key={s.id}>
-                        <AttemptRow s={s} appeal={appeals.get(s.id)} />
+                        <AttemptRow s={s} appeal={appeals.get(s.id)} seminar={seminar.get(s.id)} />
                       </li>
                     ))}
                   </ul>
