@@ -207,8 +207,12 @@ export function CodeViewer({ target, home, active = true }: { target: { code: Co
     if (home) setTab(home);
   }
   // The open code's text: undefined while loading, null when it cannot be read. The files
-  // are static: kept for the session (loadText), so a refetch costs nothing.
-  const code = useQuery(['code-text', tab], () => loadText(tab), { gcTime: Infinity });
+  // are static: kept for the session (loadText), so a refetch costs nothing. A viewer not
+  // shown yet (the phone's closed sheet) loads nothing: reading and splitting a code is the
+  // heaviest work of a first page on a phone.
+  const [shownOnce, setShownOnce] = useState(active);
+  if (active && !shownOnce) setShownOnce(true);
+  const code = useQuery(shownOnce ? ['code-text', tab] : null, () => loadText(tab), { gcTime: Infinity });
   const current: string | null | undefined = code.status === 'error' ? null : code.data;
   const [goto, setGoto] = useState('');
   const [query, setQuery] = useState('');
