@@ -287,7 +287,7 @@ test('seminar: group, assignment, two students by link (on time, late), live tab
 const phraseOf = (statement: string) =>
   (statement.match(/[\p{L} ]+/gu) ?? []).reduce((a, b) => (b.trim().length > a.length ? b.trim() : a), '').slice(0, 40).trim();
 
-test('seminar grile: chosen questions picked in the form (code, text, removal; phone, keyboard); the student gets exactly those from Teme; the table shows it scored', async () => {
+test('seminar grile: chosen questions picked in the form (code, text, removal; phone, keyboard); Teme shows it live; the student gets exactly those; the table shows it scored', async () => {
   const [m, s] = await Promise.all([makeModerator(), makeStudent()]);
   const { createClient } = await import('@supabase/supabase-js');
   const as = async (u: { email: string; password: string }) => {
@@ -308,6 +308,16 @@ test('seminar grile: chosen questions picked in the form (code, text, removal; p
   const qs = await admin.from('grile_questions').select('id, code, statement').is('retired_at', null).order('code').limit(3);
   if (qs.error) throw qs.error;
   const [q1, q2, q3] = qs.data as { id: string; code: string; statement: string }[];
+
+  // The student's dashboard is open, and has read its (empty) "Teme", before the assignment
+  // exists: the assignment appears there without a reload.
+  const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await login(ctx, s.email, s.password);
+  const firstRead = page.waitForResponse((r) => r.url().includes('/rpc/seminar_my_assignments'));
+  await page.goto(new URL('/dashboard', page.url()).href);
+  await (await firstRead).finished();
+  await page.getByRole('button', { name: 'Drept Civil', exact: true }).waitFor();
+  expect(await page.getByTestId('tema').count()).toBe(0);
 
   // The assistant, on a phone: grile chosen one by one.
   const mctx = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
@@ -351,8 +361,6 @@ test('seminar grile: chosen questions picked in the form (code, text, removal; p
   if (made.error) throw made.error;
   expect(made.data).toEqual({ grile_question_ids: [q1.id, q2.id], grile_count: null, grile_minutes: 10 });
 
-  const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  const page = await login(ctx, s.email, s.password);
   await step(page, 'seminar-grile', async () => {
     await page.getByTestId('tema').filter({ hasText: 'Grile: obligațiile' }).getByRole('link', { name: 'Deschide grilele' }).click();
     await page.getByRole('button', { name: 'Începe grilele temei' }).click();
