@@ -62,7 +62,7 @@ export function GrilePicker({ value, onChange }: { value: GrilaChoice[]; onChang
           ))}
         </ul>
       )}
-      <h4 id="grile-chosen-title">Grilele alese</h4>
+      <h3 id="grile-chosen-title">Grilele alese</h3>
       <p className="muted" role="status" data-testid="grile-chosen-count">
         {value.length === 0 ? 'Nicio grilă aleasă încă: caută și apasă pe o grilă ca s-o adaugi.' : `${countOf(value.length, 'grilă aleasă', 'grile alese')}, în ordinea în care le vor primi studenții.`}
       </p>
