@@ -137,6 +137,21 @@ const PRIVATE: Screen[] = [
       await p.getByLabel(/Nota ta la 2\.2\.1/).waitFor();
     },
   },
+  {
+    // The new assignment's grile chosen one by one: results and the chosen list.
+    name: 'seminar-grile-pick',
+    open: async (p) => {
+      await p.goto(`${base}/seminar/${seminar.taught}`);
+      await heading(p, 'Drept civil, grupa 104', 1);
+      await p.getByText('Temă nouă').click();
+      const form = p.getByRole('form', { name: 'Temă nouă' });
+      await form.getByRole('radio', { name: 'Grile', exact: true }).check();
+      await form.getByRole('radio', { name: 'Alese de mine' }).check();
+      await form.getByLabel('Caută grile (cod sau text)').fill('GCIV00');
+      await form.getByRole('list', { name: 'Grile găsite' }).getByRole('button').first().click();
+      await form.getByTestId('grila-aleasa').waitFor();
+    },
+  },
   { name: 'seminar-join', open: async (p) => { await p.goto(`${base}/join/${seminar.joinCode}`); await p.getByTestId('consent').waitFor(); } },
   { name: 'notifications', open: async (p) => { await p.goto(base + '/notificari'); await heading(p, 'Notificări', 1); await p.getByTestId('notification').first().waitFor(); } },
   {

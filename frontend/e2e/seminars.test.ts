@@ -283,9 +283,12 @@ test('seminar: group, assignment, two students by link (on time, late), live tab
   for (const c of [mctx, c1, c2]) await c.close();
 }, 300_000);
 
-test('seminar grile: the assignment opens from Teme as a timed exam; the staff table shows it scored', async () => {
+// A phrase of a statement the search takes as it is: its longest run of letters and spaces.
+const phraseOf = (statement: string) =>
+  (statement.match(/[\p{L} ]+/gu) ?? []).reduce((a, b) => (b.trim().length > a.length ? b.trim() : a), '').slice(0, 40).trim();
+
+test('seminar grile: chosen questions picked in the form (code, text, removal; phone, keyboard); Teme shows it live; the student gets exactly those; the table shows it scored', async () => {
   const [m, s] = await Promise.all([makeModerator(), makeStudent()]);
-  // The assistant's side through the API (the screens are covered above).
   const { createClient } = await import('@supabase/supabase-js');
   const as = async (u: { email: string; password: string }) => {
     const c = createClient(process.env.CASUS_URL!, process.env.ANON_KEY!, { auth: { persistSession: false } });
@@ -293,26 +296,79 @@ test('seminar grile: the assignment opens from Teme as a timed exam; the staff t
     if (error) throw error;
     return c;
   };
+  // The group and the student's membership through the API (the screens are covered above).
   const mc = await as(m);
   const g = await mc.rpc('seminar_create_group', { p_name: 'Grile, grupa 3', p_university_code: 'UB', p_academic_year: '2025-2026', p_semester: 1 });
   if (g.error) throw g.error;
   const code = await mc.from('seminar_join_codes').select('code').eq('group_id', g.data.id).is('retired_at', null).single();
   if (code.error) throw code.error;
-  const a = await mc.rpc('seminar_create_assignment', {
-    p_group_id: g.data.id, p_kind: 'grile', p_title: 'Grile: obligațiile', p_deadline: new Date(Date.now() + 864e5).toISOString(), p_grile_count: 2, p_grile_minutes: 10,
-  });
-  if (a.error) throw a.error;
-  const joined = await (await as(s)).rpc('seminar_join', { p_code: code.data.code });
+  const sc = await as(s);
+  const joined = await sc.rpc('seminar_join', { p_code: code.data.code });
   if (joined.error) throw joined.error;
+  const qs = await admin.from('grile_questions').select('id, code, statement').is('retired_at', null).order('code').limit(3);
+  if (qs.error) throw qs.error;
+  const [q1, q2, q3] = qs.data as { id: string; code: string; statement: string }[];
 
+  // The student's dashboard is open, and has read its (empty) "Teme", before the assignment
+  // exists: the assignment appears there without a reload.
   const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await login(ctx, s.email, s.password);
+  const firstRead = page.waitForResponse((r) => r.url().includes('/rpc/seminar_my_assignments'));
+  await page.goto(new URL('/dashboard', page.url()).href);
+  await (await firstRead).finished();
+  await page.getByRole('button', { name: 'Drept Civil', exact: true }).waitFor();
+  expect(await page.getByTestId('tema').count()).toBe(0);
+
+  // The assistant, on a phone: grile chosen one by one.
+  const mctx = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const staff = await login(mctx, m.email, m.password);
+  await staff.goto(new URL(`/seminar/${g.data.id}`, staff.url()).href);
+  await step(staff, 'seminar-grile-chosen', async () => {
+    await staff.getByText('Temă nouă').click();
+    const form = staff.getByRole('form', { name: 'Temă nouă' });
+    await form.getByRole('radio', { name: 'Grile', exact: true }).check();
+    await form.getByRole('radio', { name: 'Alese de mine' }).check();
+    await form.getByLabel('Titlul temei').fill('Grile: obligațiile');
+    await form.getByRole('button', { name: 'Creează tema' }).click();
+    await form.getByText('Alege cel puțin o grilă.').waitFor();
+    const search = form.getByLabel('Caută grile (cod sau text)');
+    const results = form.getByRole('list', { name: 'Grile găsite' });
+    const chosen = form.getByRole('list', { name: 'Grilele alese' });
+    // By code, with the keyboard: Enter searches (it does not send the form), Space adds.
+    for (const q of [q1, q3]) {
+      await search.fill(q.code);
+      await search.press('Enter');
+      const hit = results.getByRole('button', { name: new RegExp(q.code) });
+      await hit.focus();
+      await staff.keyboard.press('Space');
+      await chosen.getByRole('button', { name: `Scoate grila ${q.code}` }).waitFor();
+    }
+    // By a phrase of the statement, with a tap.
+    await search.fill(phraseOf(q2.statement));
+    await results.getByRole('button', { name: new RegExp(q2.code) }).tap();
+    await form.getByTestId('grile-chosen-count').getByText('3 grile alese').waitFor();
+    // Removed with the keyboard: the focus moves to the next removal button.
+    await chosen.getByRole('button', { name: `Scoate grila ${q3.code}` }).focus();
+    await staff.keyboard.press('Enter');
+    await form.getByTestId('grile-chosen-count').getByText('2 grile alese').waitFor();
+    expect(await staff.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Scoate grila ${q2.code}`);
+    expect((await chosen.getByTestId('grila-aleasa').allInnerTexts()).map((t) => t.split(/\s/)[0])).toEqual([q1.code, q2.code]);
+    await form.getByLabel('Durata (minute)').fill('10');
+    await form.getByRole('button', { name: 'Creează tema' }).click();
+    await staff.getByTestId('assignment').filter({ hasText: 'Grile: obligațiile' }).waitFor();
+  });
+  const made = await mc.from('seminar_assignments').select('grile_question_ids, grile_count, grile_minutes').eq('group_id', g.data.id).single();
+  if (made.error) throw made.error;
+  expect(made.data).toEqual({ grile_question_ids: [q1.id, q2.id], grile_count: null, grile_minutes: 10 });
+
   await step(page, 'seminar-grile', async () => {
     await page.getByTestId('tema').filter({ hasText: 'Grile: obligațiile' }).getByRole('link', { name: 'Deschide grilele' }).click();
     await page.getByRole('button', { name: 'Începe grilele temei' }).click();
     await page.getByRole('timer', { name: 'Timp rămas' }).waitFor();
-    for (let i = 0; i < 2; i++) {
+    // Exactly the chosen questions, in the assistant's order.
+    for (const [i, q] of [q1, q2].entries()) {
       await page.getByText(`Grila ${i + 1} din 2`).waitFor();
+      await page.getByRole('article', { name: `Grila ${q.code}` }).getByTestId('statement').getByText(q.statement).waitFor();
       await page.getByTestId('option-a').click();
       if (i < 1) await page.getByRole('button', { name: 'Următoarea', exact: true }).click();
     }
@@ -320,8 +376,14 @@ test('seminar grile: the assignment opens from Teme as a timed exam; the staff t
     await page.getByRole('button', { name: 'Da, încheie' }).click();
     await page.getByTestId('exam-score').waitFor();
   });
+  const exam = await sc.from('grile_exams').select('id, question_count').not('assignment_id', 'is', null).single();
+  if (exam.error) throw exam.error;
+  const asked = await sc.from('grile_exam_answers').select('question_id').eq('exam_id', exam.data.id).order('position');
+  if (asked.error) throw asked.error;
+  expect([exam.data.question_count, asked.data.map((r: { question_id: string }) => r.question_id)]).toEqual([2, [q1.id, q2.id]]);
   const book = await mc.rpc('seminar_gradebook', { p_group_id: g.data.id });
   if (book.error) throw book.error;
   expect(book.data.map((r: { username: string; state: string; kind: string }) => [r.username, r.kind, r.state])).toEqual([[s.username, 'grile', 'scored']]);
   await ctx.close();
+  await mctx.close();
 }, 180_000);

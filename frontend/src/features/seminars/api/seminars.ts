@@ -154,6 +154,23 @@ export async function fetchCategories(): Promise<CategoryChoice[]> {
   return check(await supabase().from('law_categories').select('id, domain, name').order('domain').order('position'));
 }
 
+export type GrilaChoice = { id: string; code: string; statement: string; category_id: string; level: string };
+
+// Grile whose code or statement holds the text, for an assignment of chosen questions
+// (retired ones cannot be set). Only the statement: the answer key has no grant.
+export async function searchGrile(q: string): Promise<GrilaChoice[]> {
+  const t = q.replace(/[%,()*"\\]/g, ' ').trim();
+  if (!t) return [];
+  const r = await supabase()
+    .from('grile_questions')
+    .select('id, code, statement, category_id, level')
+    .is('retired_at', null)
+    .or(`code.ilike.*${t}*,statement.ilike.*${t}*`)
+    .order('code')
+    .limit(20);
+  return check(r) as GrilaChoice[];
+}
+
 export type NewAssignment = {
   kind: 'case' | 'grile';
   title: string;
@@ -165,6 +182,9 @@ export type NewAssignment = {
   revisions: number;
   latePolicy: 'accept' | 'refuse';
   instructions: string;
+  // Grile: drawn per student from categories, or the questions chosen here (in this order).
+  grileMode: 'drawn' | 'chosen';
+  grileQuestions: GrilaChoice[];
   grileCategories: string[];
   grileCount: number;
   grileMinutes: number;
@@ -184,7 +204,9 @@ export async function createAssignment(groupId: string, a: NewAssignment): Promi
       p_revisions_allowed: a.revisions,
       p_late_policy: a.latePolicy,
       ...(a.kind === 'case' && a.caseId ? { p_case_id: a.caseId } : {}),
-      ...(a.kind === 'grile' ? { p_grile_categories: a.grileCategories, p_grile_count: a.grileCount, p_grile_minutes: a.grileMinutes } : {}),
+      ...(a.kind === 'grile' ? { p_grile_minutes: a.grileMinutes } : {}),
+      ...(a.kind === 'grile' && a.grileMode === 'drawn' ? { p_grile_categories: a.grileCategories, p_grile_count: a.grileCount } : {}),
+      ...(a.kind === 'grile' && a.grileMode === 'chosen' ? { p_grile_question_ids: a.grileQuestions.map((g) => g.id) } : {}),
     }),
   );
 }

@@ -3,6 +3,7 @@ import { toast } from '../../../components/ui/toast';
 import { useQuery } from '../../../lib/query';
 import { createAssignment, fetchCategories, searchCases, type CaseChoice, type NewAssignment } from '../api/seminars';
 import { bucharestInput } from '../utils/time';
+import { GrilePicker } from './GrilePicker';
 
 const WEEK = 7 * 24 * 60 * 60 * 1000;
 const NO_CASES: CaseChoice[] = [];
@@ -18,13 +19,15 @@ const initial = (): NewAssignment => ({
   revisions: 0,
   latePolicy: 'accept',
   instructions: '',
+  grileMode: 'drawn',
+  grileQuestions: [],
   grileCategories: [],
   grileCount: 10,
   grileMinutes: 20,
 });
 
-// A new assignment: a case (searched by code or title) or grile drawn from categories,
-// opening time and deadline in Romania's time, strictness, tutor, revisions, late policy.
+// A new assignment: a case (searched by code or title), grile drawn from categories or
+// grile chosen one by one (GrilePicker), opening time and deadline in Romania's time, strictness, tutor, revisions, late policy.
 export function NewAssignmentForm({ groupId, onCreated }: { groupId: string; onCreated: () => void }) {
   const [a, setA] = useState<NewAssignment>(initial);
   const [q, setQ] = useState('');
@@ -36,7 +39,7 @@ export function NewAssignmentForm({ groupId, onCreated }: { groupId: string; onC
   }, [q]);
   const found = useQuery(term ? ['case-search', term] : null, () => searchCases(term), { gcTime: 0 }).data ?? NO_CASES;
   const [chosen, setChosen] = useState<CaseChoice | null>(null);
-  const cats = useQuery(a.kind === 'grile' ? ['law-categories'] : null, fetchCategories).data ?? [];
+  const cats = useQuery(a.kind === 'grile' && a.grileMode === 'drawn' ? ['law-categories'] : null, fetchCategories).data ?? [];
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const set = (patch: Partial<NewAssignment>) => setA((x) => ({ ...x, ...patch }));
@@ -44,6 +47,10 @@ export function NewAssignmentForm({ groupId, onCreated }: { groupId: string; onC
     e.preventDefault();
     if (a.kind === 'case' && !a.caseId) {
       setError('Alege cazul temei.');
+      return;
+    }
+    if (a.kind === 'grile' && a.grileMode === 'chosen' && a.grileQuestions.length === 0) {
+      setError('Alege cel puțin o grilă.');
       return;
     }
     setBusy(true);
@@ -101,25 +108,41 @@ export function NewAssignmentForm({ groupId, onCreated }: { groupId: string; onC
         </div>
       ) : (
         <div className="grile-pick">
-          <fieldset>
-            <legend>Categoriile din care se extrag grilele (niciuna: toate)</legend>
-            <div className="grile-cats">
-              {cats.map((c) => (
-                <label key={c.id} className="choice">
-                  <input
-                    type="checkbox"
-                    checked={a.grileCategories.includes(c.id)}
-                    onChange={(e) => set({ grileCategories: e.target.checked ? [...a.grileCategories, c.id] : a.grileCategories.filter((x) => x !== c.id) })}
-                  />
-                  {c.name}
-                </label>
-              ))}
-            </div>
+          <fieldset className="choices">
+            <legend>Cum se aleg grilele</legend>
+            <label className="choice"><input type="radio" name="grile-mode" checked={a.grileMode === 'drawn'} onChange={() => set({ grileMode: 'drawn' })} /> Extrase pentru fiecare student din categorii</label>
+            <label className="choice"><input type="radio" name="grile-mode" checked={a.grileMode === 'chosen'} onChange={() => set({ grileMode: 'chosen' })} /> Alese de mine</label>
           </fieldset>
-          <div className="form-grid">
-            <label>Număr de grile<input type="number" min={1} max={100} value={a.grileCount} onChange={(e) => set({ grileCount: Number(e.target.value) })} /></label>
-            <label>Durata (minute)<input type="number" min={1} max={240} value={a.grileMinutes} onChange={(e) => set({ grileMinutes: Number(e.target.value) })} /></label>
-          </div>
+          {a.grileMode === 'drawn' ? (
+            <>
+              <fieldset>
+                <legend>Categoriile din care se extrag grilele (niciuna: toate)</legend>
+                <div className="grile-cats">
+                  {cats.map((c) => (
+                    <label key={c.id} className="choice">
+                      <input
+                        type="checkbox"
+                        checked={a.grileCategories.includes(c.id)}
+                        onChange={(e) => set({ grileCategories: e.target.checked ? [...a.grileCategories, c.id] : a.grileCategories.filter((x) => x !== c.id) })}
+                      />
+                      {c.name}
+                    </label>
+                  ))}
+                </div>
+              </fieldset>
+              <div className="form-grid">
+                <label>Număr de grile<input type="number" min={1} max={100} value={a.grileCount} onChange={(e) => set({ grileCount: Number(e.target.value) })} /></label>
+                <label>Durata (minute)<input type="number" min={1} max={240} value={a.grileMinutes} onChange={(e) => set({ grileMinutes: Number(e.target.value) })} /></label>
+              </div>
+            </>
+          ) : (
+            <>
+              <GrilePicker value={a.grileQuestions} onChange={(grileQuestions) => set({ grileQuestions })} />
+              <div className="form-grid">
+                <label>Durata (minute)<input type="number" min={1} max={240} value={a.grileMinutes} onChange={(e) => set({ grileMinutes: Number(e.target.value) })} /></label>
+              </div>
+            </>
+          )}
         </div>
       )}
       <div className="form-grid">
