@@ -223,6 +223,9 @@ func report(res *sim.Result, mem []rssSample, ramp, target time.Duration, cpu fu
 	pushDelay := fmt.Sprintf("delay after the write's answer p50 %s p99 %s", ms(sim.Percentile(res.PushDelays, 50)), ms(sim.Percentile(res.PushDelays, 99)))
 	fmt.Printf("realtime progress pushes: %d of %d received (target all): %s; %s; reconnects %d\n",
 		res.PushReceived, res.PushExpected, pushes, pushDelay, res.WSReconnects)
+	if res.PushesLostWithConnection > 0 {
+		fmt.Printf("  awaited on a connection that broke, committed before the re-join (not expected): %d\n", res.PushesLostWithConnection)
+	}
 	summary = append(summary, fmt.Sprintf("every realtime progress push received: %s (%d of %d; %s)", pushes, res.PushReceived, res.PushExpected, pushDelay))
 	if len(mem) == 0 {
 		fmt.Println("server memory: not sampled (pass -pid with -url)")

@@ -61,6 +61,9 @@ type Result struct {
 	PushMissed                 []time.Time // when the writes whose push never came were answered
 	WSReconnects               int
 	Submissions                int
+	// PushesLostWithConnection: pushes awaited on a connection that broke (a killed
+	// instance), for changes committed before the re-join: not expected, not missed.
+	PushesLostWithConnection int
 }
 
 // Kind summarises one request kind.
@@ -248,6 +251,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res.Events = r.events
 	res.PushExpected, res.PushReceived, res.PushDelays = r.pushExpected, r.pushReceived, r.pushDelays
 	res.WSReconnects, res.Submissions = r.reconnects, r.submissions
+	res.PushesLostWithConnection = r.pushLostWithConnection
 	return res, nil
 }
 
@@ -256,6 +260,7 @@ type recorder struct {
 	mu                         sync.Mutex
 	events                     []Event
 	pushExpected, pushReceived int
+	pushLostWithConnection     int
 	pushDelays                 []time.Duration
 	reconnects, submissions    int
 	sockets                    []*socket

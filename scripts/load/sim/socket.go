@@ -93,6 +93,19 @@ func (k *socket) session(ready chan struct{}, first bool) error {
 	defer func() {
 		k.joined.Store(false)
 		_ = ws.Close()
+		// Pushes still awaited went with the connection: their changes were committed
+		// before any re-join, and Realtime does not replay them (as on Supabase). They
+		// are counted apart, not as missed; what is written after the re-join is expected.
+		k.mu.Lock()
+		lost := len(k.waiting)
+		clear(k.waiting)
+		k.mu.Unlock()
+		if lost > 0 && k.ctx.Err() == nil {
+			k.s.rec.mu.Lock()
+			k.s.rec.pushExpected -= lost
+			k.s.rec.pushLostWithConnection += lost
+			k.s.rec.mu.Unlock()
+		}
 	}()
 	topic := "realtime:progress-" + k.s.uid
 	joinRef := fmt.Sprint(k.ref.Add(1))
