@@ -77,7 +77,7 @@ test('generator: five steps, edit, remove a hint, reorder steps, save as Neverif
     await page.getByRole('heading', { name: 'Categorii' }).waitFor();
     await page.getByRole('checkbox').first().check();
     await page.getByRole('button', { name: 'Înapoi' }).click();
-    await page.getByLabel('Drept Civil').check();
+    await page.getByRole('radio', { name: 'Drept Civil', exact: true }).check();
     await page.getByRole('button', { name: 'Continuă' }).click();
     await page.getByLabel(category, { exact: true }).waitFor();
     expect(await page.getByRole('checkbox', { checked: true }).count()).toBe(0);
@@ -164,7 +164,7 @@ test('generator: five steps, edit, remove a hint, reorder steps, save as Neverif
   await step(page, 'generator-duplicate', async () => {
     await page.getByRole('button', { name: 'Generează alt caz' }).click();
     await page.getByRole('heading', { name: 'Domeniu' }).waitFor();
-    await page.getByLabel('Drept Civil').check();
+    await page.getByRole('radio', { name: 'Drept Civil', exact: true }).check();
     await toStep5(page);
     await script([{ text: JSON.stringify(generated) }, { text: JSON.stringify({ category, subcategory }) }]);
     await page.getByRole('button', { name: 'Generează cazul' }).click();

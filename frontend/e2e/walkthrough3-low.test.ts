@@ -164,7 +164,8 @@ test('bug 18 (low): the app\'s own words are Romanian (sidebar toggle, back link
 async function toArticles(page: Page) {
   await page.getByRole('link', { name: 'Generează caz' }).click();
   await page.waitForURL('**/case-generator');
-  await page.getByLabel('Drept Civil').check();
+  // The radio, not the dashboard's "Progres Drept Civil" meter still on screen while the route loads.
+  await page.getByRole('radio', { name: 'Drept Civil', exact: true }).check();
   await page.getByRole('button', { name: 'Continuă' }).click();
   await page.getByRole('button', { name: 'Continuă' }).click();
   await page.getByLabel('Numărul articolului').waitFor();
@@ -196,7 +197,9 @@ test('bugs 20, 34 (low): article numbers the code has, in order; each step named
     ]) {
       await field.fill(input);
       await add.click();
-      await page.locator('.wizard .error').waitFor();
+      // The previous input's error may still be on screen: wait for this one's words (a
+      // wrong message fails the assertion below once the wait gives up).
+      await page.locator('.wizard .error').filter({ hasText: message }).waitFor({ timeout: 5000 }).catch(() => {});
       expect.soft(await page.locator('.wizard .error').innerText(), input).toBe(message);
     }
     expect(await page.locator('.article-list li').count(), 'none of them added').toBe(0);
