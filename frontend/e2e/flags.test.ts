@@ -3,7 +3,7 @@ import { createClient } from '@supabase/supabase-js';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { admin, base, launch, login, makeStudent, step, unique } from './support';
+import { admin, base, gradeReply, launch, login, makeStudent, step, unique } from './support';
 import { resetAI, script } from './study-support';
 
 // Issue 33: the grader grades and flags for a moderator. A student's texts go through the
@@ -22,23 +22,6 @@ afterAll(async () => {
   await browser?.close();
 });
 
-// A grade as the grader answers it (JSON, sub-items; the server sums), for a case of one
-// problem: the ten items' scores in rubric order. Scripted for both passes.
-function gradeReply(scores: number[]) {
-  const spread = (n: number, maxima: number[]) => maxima.map((m) => { const v = Math.min(n, m); n -= v; return v; });
-  const item = (cod: string, puncte: Record<string, number>, problema?: number) => ({ cod, ...(problema ? { problema } : {}), dovezi: [], motiv: 'observație.', puncte });
-  const [ma, mi, co] = [spread(scores[7], [5, 5, 5, 5]), spread(scores[8], [5, 5, 5]), spread(scores[9], [5, 5, 5])];
-  const intro = spread(scores[6], [3, 4, 3]);
-  const itemi = [
-    ...['1.1', '1.2', '1.3', '1.4', '1.5', '1.6'].map((cod, i) => item(cod, { punctaj: scores[i] })),
-    item('2.1', { fapte: intro[0], calificare: intro[1], probleme: intro[2] }),
-    item('2.2.1', { izvoare: ma[0], relevanta: ma[1], completitudine: ma[2], interpretare: ma[3] }, 1),
-    item('2.2.2', { fapte: mi[0], conectare: mi[1], probe: mi[2] }, 1),
-    item('2.2.3', { logica: co[0], claritate: co[1], completitudine: co[2] }, 1),
-  ];
-  const reply = { text: JSON.stringify({ itemi, puncte_forte: 'Bine structurat.', de_imbunatatit: 'Premisa minoră.' }) };
-  return [reply, reply];
-}
 const SUM92 = [5, 8, 5, 7, 10, 5, 10, 18, 13, 11];
 const SUM70 = [4, 6, 4, 5, 7, 4, 7, 14, 10, 9];
 

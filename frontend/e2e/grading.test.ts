@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { admin, base, launch, login, makeStudent, step, unique } from './support';
+import { admin, base, gradeReply, launch, login, makeStudent, step, unique } from './support';
 import { resetAI, script, until } from './study-support';
 
 // Issue 15 in the browser: a blocked student asks for a human check and sees a moderator's
@@ -18,25 +18,6 @@ afterAll(async () => {
 // A block needs a chat assistant's trace quoted from the student's text (the server checks the quote).
 const FAILED = (why: string, quote: string) => ({ text: JSON.stringify({ indicii: [{ tip: 'A', citat: quote }], decision: 'FAILED', justification: why }) });
 const PASSED = { text: '{"probability": 8, "decision": "PASSED", "justification": "Ezitări și exemple proprii."}' };
-
-// A grade as the grader answers it (JSON, sub-items; the server sums): the ten items'
-// scores (in rubric order) spread over their sub-items, for a case of one problem. The
-// server grades twice and reconciles, so the same reply is scripted for both passes.
-function gradeReply(scores: number[]) {
-  const spread = (n: number, maxima: number[]) => maxima.map((m) => { const v = Math.min(n, m); n -= v; return v; });
-  const item = (cod: string, puncte: Record<string, number>, problema?: number) => ({ cod, ...(problema ? { problema } : {}), dovezi: [], motiv: 'observație.', puncte });
-  const [ma, mi, co] = [spread(scores[7], [5, 5, 5, 5]), spread(scores[8], [5, 5, 5]), spread(scores[9], [5, 5, 5])];
-  const intro = spread(scores[6], [3, 4, 3]);
-  const itemi = [
-    ...['1.1', '1.2', '1.3', '1.4', '1.5', '1.6'].map((cod, i) => item(cod, { punctaj: scores[i] })),
-    item('2.1', { fapte: intro[0], calificare: intro[1], probleme: intro[2] }),
-    item('2.2.1', { izvoare: ma[0], relevanta: ma[1], completitudine: ma[2], interpretare: ma[3] }, 1),
-    item('2.2.2', { fapte: mi[0], conectare: mi[1], probe: mi[2] }, 1),
-    item('2.2.3', { logica: co[0], claritate: co[1], completitudine: co[2] }, 1),
-  ];
-  const reply = { text: JSON.stringify({ itemi, puncte_forte: 'Bine structurat.', de_imbunatatit: 'Premisa minoră.' }) };
-  return [reply, reply];
-}
 
 async function makeCase(prefix: string) {
   const code = unique(prefix).slice(0, 12).toUpperCase();

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import fs from 'node:fs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { admin, launch, login, makeStudent, step, unique } from './support';
+import { admin, gradeReply, launch, login, makeStudent, step, unique } from './support';
 import { resetAI, script } from './study-support';
 
 // Issue 30 in the browser: an assistant creates a group and an assignment; two students join
@@ -19,23 +19,6 @@ afterAll(async () => {
 
 const PASSED = { text: '{"probability": 8, "decision": "PASSED", "justification": "Ezitări și exemple proprii."}' };
 
-// A grade as the grader answers it (JSON, sub-items; the server sums), for a case of one
-// problem; the server grades twice, so the reply is scripted for both passes (as grading.test).
-function gradeReply(scores: number[]) {
-  const spread = (n: number, maxima: number[]) => maxima.map((m) => { const v = Math.min(n, m); n -= v; return v; });
-  const item = (cod: string, puncte: Record<string, number>, problema?: number) => ({ cod, ...(problema ? { problema } : {}), dovezi: [], motiv: 'observație.', puncte });
-  const [ma, mi, co] = [spread(scores[7], [5, 5, 5, 5]), spread(scores[8], [5, 5, 5]), spread(scores[9], [5, 5, 5])];
-  const intro = spread(scores[6], [3, 4, 3]);
-  const itemi = [
-    ...['1.1', '1.2', '1.3', '1.4', '1.5', '1.6'].map((cod, i) => item(cod, { punctaj: scores[i] })),
-    item('2.1', { fapte: intro[0], calificare: intro[1], probleme: intro[2] }),
-    item('2.2.1', { izvoare: ma[0], relevanta: ma[1], completitudine: ma[2], interpretare: ma[3] }, 1),
-    item('2.2.2', { fapte: mi[0], conectare: mi[1], probe: mi[2] }, 1),
-    item('2.2.3', { logica: co[0], claritate: co[1], completitudine: co[2] }, 1),
-  ];
-  const reply = { text: JSON.stringify({ itemi, puncte_forte: 'Bine structurat.', de_imbunatatit: 'Premisa minoră.' }) };
-  return [reply, reply];
-}
 const ON_TIME = [5, 7, 4, 6, 8, 4, 8, 17, 10, 9]; // 78
 const LATE = [4, 6, 3, 5, 7, 3, 7, 12, 9, 8]; // 64
 

@@ -1,4 +1,5 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import * as shared from './support';
 import { admin, login, makeStudent, unique } from './support';
 import { script } from './study-support';
 
@@ -19,21 +20,7 @@ export const VERDICT = `Puncte forte: ${STRENGTHS}`;
 // feedback, ending with the overall verdict): the ten items' scores in rubric order, spread
 // over their sub-items, for a case of one problem. The server grades twice, so the same
 // reply is scripted for both passes.
-export function gradeReply(scores: number[]) {
-  const spread = (n: number, maxima: number[]) => maxima.map((m) => { const v = Math.min(n, m); n -= v; return v; });
-  const item = (cod: string, puncte: Record<string, number>, problema?: number) => ({ cod, ...(problema ? { problema } : {}), dovezi: [], motiv: 'observație.', puncte });
-  const [ma, mi, co] = [spread(scores[7], [5, 5, 5, 5]), spread(scores[8], [5, 5, 5]), spread(scores[9], [5, 5, 5])];
-  const intro = spread(scores[6], [3, 4, 3]);
-  const itemi = [
-    ...['1.1', '1.2', '1.3', '1.4', '1.5', '1.6'].map((cod, i) => item(cod, { punctaj: scores[i] })),
-    item('2.1', { fapte: intro[0], calificare: intro[1], probleme: intro[2] }),
-    item('2.2.1', { izvoare: ma[0], relevanta: ma[1], completitudine: ma[2], interpretare: ma[3] }, 1),
-    item('2.2.2', { fapte: mi[0], conectare: mi[1], probe: mi[2] }, 1),
-    item('2.2.3', { logica: co[0], claritate: co[1], completitudine: co[2] }, 1),
-  ];
-  const reply = { text: JSON.stringify({ itemi, puncte_forte: STRENGTHS, de_imbunatatit: 'premisa minoră prea sumară' }) };
-  return [reply, reply];
-}
+export const gradeReply = (scores: number[]) => shared.gradeReply(scores, STRENGTHS, 'premisa minoră prea sumară');
 
 // A verified civil case of its own (no category: the search opens it).
 export async function makeCase(prefix: string, extra: Record<string, unknown> = {}) {
