@@ -46,7 +46,9 @@ const (
 type envelope struct {
 	Origin string `json:"o"`
 	// b: broadcast, x: binary broadcast, t: track, u: untrack, h: heartbeat, s: sync
-	// request, w: changes and messages read from the WAL, r: the sender streams the slot.
+	// request, w: changes and messages read from the WAL, r: the sender streams the slot,
+	// i: the tables the sender's subscriptions name, a: the holder acknowledges the "i"
+	// of instance Key (interest.go).
 	Kind  string `json:"k"`
 	Topic string `json:"t,omitempty"` // a topic key (topicKey)
 	Key   string `json:"y,omitempty"`
@@ -264,7 +266,7 @@ func (b *bus) listen() {
 			// Ask the others for their presences so our replica starts complete. Sent
 			// before this instance is ready, so that a WAL holder knows it has a peer
 			// (and hands changes on) before any client here can subscribe.
-			err = b.notifyNow(b.s.ctx, []envelope{{Origin: b.s.instance, Kind: "s"}})
+			err = b.notifyNow(b.s.ctx, []envelope{{Origin: b.s.instance, Kind: "s"}, {Origin: b.s.instance, Kind: "i", Body: json.RawMessage(`{"v":0}`)}})
 			first = err != nil
 		}
 		if err == nil {
@@ -334,12 +336,19 @@ func (b *bus) receive(raw string) {
 			b.s.wal.sawHolder()
 		case "r":
 			b.s.wal.sawHolder()
+		case "i":
+			b.s.interest.received(e.Origin, e.Body)
+		case "a":
+			if e.Key == b.s.instance {
+				b.s.interest.acknowledged(e.Body)
+			}
 		case "s":
 			// A new instance: tell it we exist, so it orders its broadcasts with ours.
 			b.send(envelope{Kind: "h"})
 			if b.s.wal.streaming.Load() {
 				b.send(envelope{Kind: "r"})
 			}
+			b.s.interest.announce()
 			b.s.presence.ownEntries(func(topic, key, ref string, entry presenceEntry) {
 				en := entry
 				b.send(envelope{Kind: "t", Topic: topic, Key: key, Ref: ref, Entry: &en})
@@ -362,7 +371,9 @@ func (b *bus) heartbeat() {
 			if b.s.wal.streaming.Load() {
 				b.send(envelope{Kind: "r"})
 			}
+			b.s.interest.announce()
 			b.s.presence.expire(presenceTimeout)
+			b.s.interest.forget()
 			_, _ = b.s.d.Owner.Exec(b.s.ctx, "delete from realtime.bus_messages where created_at < now() - interval '1 minute'")
 		}
 	}

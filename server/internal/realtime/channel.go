@@ -203,6 +203,9 @@ func (c *conn) join(m phoenix.Message) {
 		old.teardown()
 	}
 	c.s.subscribe(ch)
+	// With peers, the WAL holder must know the tables before the reply: a change
+	// committed after it is then handed on.
+	c.s.interest.await(ch.pgSubs)
 	ch.armExpiry()
 
 	c.push(phoenix.Reply(m, "ok", map[string]any{"postgres_changes": subs}))

@@ -132,6 +132,20 @@ func (p *presenceState) hasPeers(ttl time.Duration) bool {
 	return false
 }
 
+// livePeers lists the other instances heard from within ttl.
+func (p *presenceState) livePeers(ttl time.Duration) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	var live []string
+	for instance, last := range p.seen {
+		if instance != p.s.instance && now.Sub(last) <= ttl {
+			live = append(live, instance)
+		}
+	}
+	return live
+}
+
 // expire drops the entries of instances not heard from within ttl.
 func (p *presenceState) expire(ttl time.Duration) {
 	type gone struct{ topic, key, ref string }

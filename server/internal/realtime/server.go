@@ -34,6 +34,7 @@ type Server struct {
 	bus      *bus
 	changes  *changeFeed
 	wal      *walReader
+	interest *interest
 	limits   limits
 
 	ctx    context.Context
@@ -111,6 +112,7 @@ func New(ctx context.Context, d deps.Deps) (*Server, error) {
 	s.bus = newBus(s)
 	s.changes = newChangeFeed(s)
 	s.wal = newWALReader(s)
+	s.interest = newInterest(s)
 	if err := s.changes.start(ctx); err != nil {
 		s.cancel()
 		return nil, err

@@ -72,6 +72,9 @@ type walReader struct {
 	enabled bool
 	// streaming is set while this instance holds the slot and its stream is open.
 	streaming atomic.Bool
+	// filterFrom is when the stream may start dropping unwatched tables' rows (used
+	// by the stream only).
+	filterFrom time.Time
 	// seenHolder is when another instance last announced that it streams (unix nanos).
 	seenHolder atomic.Int64
 
@@ -275,6 +278,12 @@ func (w *walReader) stream(ctx context.Context, lockConn *pgx.Conn) error {
 	if err != nil {
 		return fmt.Errorf("start replication: %w", err)
 	}
+	// A holder that takes over from another may not yet have read every announcement
+	// made just before (interest.go): it filters nothing for a while.
+	w.filterFrom = time.Time{}
+	if w.s.presence.hasPeers(presenceTimeout) {
+		w.filterFrom = time.Now().Add(interestGrace)
+	}
 	w.streaming.Store(true)
 	defer w.streaming.Store(false)
 	w.s.bus.send(envelope{Kind: "r"})
@@ -283,8 +292,11 @@ func (w *walReader) stream(ctx context.Context, lockConn *pgx.Conn) error {
 	var (
 		relations = map[uint32]*pglogrepl.RelationMessage{}
 		confirmed pglogrepl.LSN // handed on: safe to confirm
-		txn       *walTxn
-		pending   []*walTxn // committed, not yet handed on
+		// decodedEnd is the server's end position last seen between transactions while
+		// some were pending: confirmed once they are handed on.
+		decodedEnd pglogrepl.LSN
+		txn        *walTxn
+		pending    []*walTxn // committed, not yet handed on
 		// pendingSince is when the first of pending committed; pendingRows their rows.
 		pendingSince time.Time
 		pendingRows  int
@@ -297,7 +309,7 @@ func (w *walReader) stream(ctx context.Context, lockConn *pgx.Conn) error {
 		if err := w.handOn(ctx, pending); err != nil {
 			return err
 		}
-		confirmed = pending[len(pending)-1].end
+		confirmed = max(confirmed, pending[len(pending)-1].end, decodedEnd)
 		pending, pendingRows = pending[:0], 0
 		return nil
 	}
@@ -361,14 +373,19 @@ func (w *walReader) stream(ctx context.Context, lockConn *pgx.Conn) error {
 			if err != nil {
 				return err
 			}
-			if err := handOn(); err != nil {
-				return err
-			}
 			// Between transactions, everything the server has decoded up to its end
-			// position has been handed on (changes of tables outside the publications are
-			// not sent at all): confirming it lets PostgreSQL recycle that WAL.
-			if txn == nil && ka.ServerWALEnd > confirmed {
-				confirmed = ka.ServerWALEnd
+			// position has been received (changes of tables outside the publications are
+			// not sent at all): once handed on, confirming it lets PostgreSQL recycle that
+			// WAL. A keepalive does not hand the batch on early: the walsender sends one
+			// each time it catches up, which under load is after nearly every commit, and
+			// handing on at each made batches of one transaction (a NOTIFY and a
+			// visibility query each), which fell behind the commits.
+			if txn == nil {
+				if len(pending) == 0 {
+					confirmed = max(confirmed, ka.ServerWALEnd)
+				} else {
+					decodedEnd = max(decodedEnd, ka.ServerWALEnd)
+				}
 			}
 			if ka.ReplyRequested {
 				if err := sendStatus(); err != nil {
@@ -446,22 +463,13 @@ func (t *walTxn) add(rel *pglogrepl.RelationMessage, typ string, newTuple, oldTu
 // other instances; it returns once the NOTIFYs are committed.
 func (w *walReader) handOn(ctx context.Context, txns []*walTxn) error {
 	var b walBatch
-	// Alone, an instance hands changes to nobody else: the rows of tables none of its
-	// subscriptions names are dropped before any decoding, row check or NOTIFY, so that
+	// The rows of tables no subscription in the cluster names (here or announced by a
+	// peer, interest.go) are dropped before any decoding, row check or NOTIFY, so that
 	// writes nobody watches cost only the walsender's decoding. (A subscription is
-	// registered before its join is answered, so it cannot miss a later change.)
+	// registered, and with peers acknowledged by this holder, before its join is
+	// answered, so it cannot miss a later change.)
 	alone := !w.s.presence.hasPeers(presenceTimeout)
-	watched := func(string) bool { return true }
-	if alone {
-		tables, every := w.s.changes.subscribedTables()
-		if !every {
-			set := make(map[string]bool, len(tables))
-			for _, t := range tables {
-				set[t] = true
-			}
-			watched = func(table string) bool { return set[table] }
-		}
-	}
+	watched := w.s.interest.watched(w.filterFrom)
 	dec := newValueDecoder(w)
 	type pendingChange struct {
 		i        int

@@ -34,9 +34,12 @@ func TestWALBatchHandedOnOnlyOnceVisible(t *testing.T) {
 	}
 	s := &Server{d: deps.Deps{Owner: pool, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, instance: "test", ctx: ctx}
 	s.bus = newBus(s)
-	// With a peer, every change is handed on (alone, unwatched tables are dropped).
+	// With a peer that announced nothing yet, every change is handed on (alone, or once
+	// peers announced what they watch, unwatched tables are dropped).
 	s.presence = newPresenceState(s)
 	s.presence.heartbeat("peer")
+	s.changes = newChangeFeed(s)
+	s.interest = newInterest(s)
 	w := newWALReader(s)
 
 	tx, err := pool.Begin(ctx)
