@@ -10,17 +10,25 @@ import (
 	"casus/scripts/internal/proccpu"
 )
 
-// cpuTimes is the CPU time (user + system) spent by the server, by the PostgreSQL
-// backends of its database and by this generator. On a machine shared with other work the
-// latencies stretch with its load, but the CPU time a request costs does not, so the
-// report divides these by the requests: a figure to compare runs and changes by.
+// cpuTimes is the CPU time (user + system) spent by the server instances, the proxy in
+// front of them, the PostgreSQL backends of their database and this generator. On a
+// machine shared with other work the latencies stretch with its load, but the CPU time a
+// request costs does not, so the report divides these by the requests: a figure to
+// compare runs and changes by.
 type cpuTimes struct {
-	server, self time.Duration
-	backends     map[int]time.Duration // by backend process id
+	self, proxy time.Duration
+	servers     map[int]time.Duration // by instance process id
+	backends    map[int]time.Duration // by backend process id
 }
 
-func sampleCPU(ctx context.Context, serverPID int, database string) cpuTimes {
-	t := cpuTimes{server: proccpu.Of(serverPID), self: selfCPU(), backends: map[int]time.Duration{}}
+func sampleCPU(ctx context.Context, serverPIDs []int, proxyPID int, database string) cpuTimes {
+	t := cpuTimes{self: selfCPU(), servers: map[int]time.Duration{}, backends: map[int]time.Duration{}}
+	for _, pid := range serverPIDs {
+		t.servers[pid] = proccpu.Of(pid)
+	}
+	if proxyPID != 0 {
+		t.proxy = proccpu.Of(proxyPID)
+	}
 	if database == "" {
 		return t
 	}
@@ -41,11 +49,17 @@ func sampleCPU(ctx context.Context, serverPID int, database string) cpuTimes {
 }
 
 // since is the CPU time spent from before to t; a backend absent before started since.
-func (t cpuTimes) since(before cpuTimes) (server, db, self time.Duration) {
+// An instance killed in between (-kill-after) counts for nothing: its time is gone with it.
+func (t cpuTimes) since(before cpuTimes) (server, proxy, db, self time.Duration) {
 	for pid, d := range t.backends {
 		db += d - before.backends[pid]
 	}
-	return t.server - before.server, db, t.self - before.self
+	for pid, d := range t.servers {
+		if b, ok := before.servers[pid]; ok && d >= b {
+			server += d - b
+		}
+	}
+	return server, t.proxy - before.proxy, db, t.self - before.self
 }
 
 func selfCPU() time.Duration {

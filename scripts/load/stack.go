@@ -28,6 +28,7 @@ type stack struct {
 	url, anonKey, serviceKey string
 	pid                      int   // the first instance's
 	pids                     []int // every instance's
+	proxyPID                 int   // HAProxy's, with several instances
 	dbName                   string
 	dir                      string
 	procs                    []*exec.Cmd
@@ -178,6 +179,7 @@ func startStack(ctx context.Context, aiDelay, aiStream time.Duration, instances 
 	if err := st.waitHealthy(ctx, st.url, proxy, "haproxy"); err != nil {
 		return nil, err
 	}
+	st.proxyPID = proxy.Process.Pid
 	return st, nil
 }
 
