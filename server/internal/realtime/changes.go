@@ -435,7 +435,8 @@ func (f *changeFeed) deliver(changes []change) {
 		i   int
 		who string
 	}
-	channels := f.s.allChannels()
+	// The channels each change may reach (subIndex), found once for both passes.
+	candidates := make([][]*channel, len(changes))
 	tis := make([]*tableInfo, len(changes))
 	var checks []check
 	needed := map[key]bool{}
@@ -443,7 +444,8 @@ func (f *changeFeed) deliver(changes []change) {
 		if tis[i] = f.tableOf(c); tis[i] == nil {
 			continue
 		}
-		f.dispatch(c, tis[i], channels, func(who string, claims *authn.Claims) bool {
+		candidates[i] = f.s.changeCandidates(c)
+		f.dispatch(c, tis[i], candidates[i], func(who string, claims *authn.Claims) bool {
 			if k := (key{i, who}); !needed[k] {
 				needed[k] = true
 				checks = append(checks, check{i, who, claims, tis[i]})
@@ -505,7 +507,7 @@ func (f *changeFeed) deliver(changes []change) {
 		if tis[i] == nil {
 			continue
 		}
-		f.dispatch(c, tis[i], channels, func(who string, _ *authn.Claims) bool { return seen[key{i, who}] })
+		f.dispatch(c, tis[i], candidates[i], func(who string, _ *authn.Claims) bool { return seen[key{i, who}] })
 	}
 }
 
@@ -531,19 +533,9 @@ func (f *changeFeed) tableOf(c change) *tableInfo {
 // is true when one of them takes any table. (A channel's subscriptions are fixed before it
 // is registered, so reading them needs no lock.)
 func (f *changeFeed) subscribedTables() (tables []string, every bool) {
-	seen := map[string]bool{}
-	for _, ch := range f.s.allChannels() {
-		for _, sub := range ch.pgSubs {
-			if sub.Table == "" || sub.Table == "*" {
-				return nil, true
-			}
-			if !seen[sub.Table] {
-				seen[sub.Table] = true
-				tables = append(tables, sub.Table)
-			}
-		}
-	}
-	return tables, false
+	f.s.mu.RLock()
+	defer f.s.mu.RUnlock()
+	return f.s.subs.tableNames()
 }
 
 // dispatch delivers one change to every one of channels' subscriptions it matches and

@@ -29,6 +29,7 @@ type Server struct {
 
 	mu     sync.RWMutex
 	topics map[string]map[*channel]struct{} // local subscribers by topic key (topicKey)
+	subs   *subIndex                        // their postgres_changes subscriptions
 
 	presence *presenceState
 	bus      *bus
@@ -97,6 +98,7 @@ func New(ctx context.Context, d deps.Deps) (*Server, error) {
 		d:        d,
 		instance: hex.EncodeToString(b),
 		topics:   map[string]map[*channel]struct{}{},
+		subs:     newSubIndex(),
 		limits:   limitsFrom(d.Config),
 		upgrader: websocket.Upgrader{
 			ReadBufferSize:  1024,
@@ -177,13 +179,19 @@ func (s *Server) subscribe(ch *channel) {
 		set = map[*channel]struct{}{}
 		s.topics[ch.key] = set
 	}
-	set[ch] = struct{}{}
+	if _, again := set[ch]; !again {
+		set[ch] = struct{}{}
+		s.subs.add(ch)
+	}
 	s.mu.Unlock()
 }
 
 func (s *Server) unsubscribe(ch *channel) {
 	s.mu.Lock()
 	if set := s.topics[ch.key]; set != nil {
+		if _, ok := set[ch]; ok {
+			s.subs.remove(ch)
+		}
 		delete(set, ch)
 		if len(set) == 0 {
 			delete(s.topics, ch.key)
@@ -220,15 +228,9 @@ func (s *Server) local(key string) []*channel {
 	return out
 }
 
-// allChannels returns a snapshot of every local channel (for the change feed).
-func (s *Server) allChannels() []*channel {
+// changeCandidates returns the local channels whose subscriptions may take c (subIndex).
+func (s *Server) changeCandidates(c change) []*channel {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var out []*channel
-	for _, set := range s.topics {
-		for ch := range set {
-			out = append(out, ch)
-		}
-	}
-	return out
+	return s.subs.candidates(c)
 }

@@ -32,7 +32,7 @@ func TestWALBatchHandedOnOnlyOnceVisible(t *testing.T) {
 	if _, err := pool.Exec(ctx, "create table public.t (id int primary key)"); err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{d: deps.Deps{Owner: pool, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, instance: "test", ctx: ctx}
+	s := &Server{d: deps.Deps{Owner: pool, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, instance: "test", ctx: ctx, subs: newSubIndex()}
 	s.bus = newBus(s)
 	// With a peer that announced nothing yet, every change is handed on (alone, or once
 	// peers announced what they watch, unwatched tables are dropped).
