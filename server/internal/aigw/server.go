@@ -30,6 +30,7 @@ type Server struct {
 	d      deps.Deps
 	up     *upstream
 	holder *claimHolder
+	guards refGuards
 }
 
 // New configures the upstream (nil when no provider is configured).

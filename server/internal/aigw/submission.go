@@ -421,8 +421,7 @@ func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Tim
 		for _, d := range ref.Disputed {
 			secret = append(append(secret, d.Chosen), d.AcceptedRoutes...)
 		}
-		red = newRedactor(secret...).without(append(public, text)...)
-		leak = newLeakCheck(secret, text, public...)
+		red, leak = c.s.guards.get(secret, public).forStudent(text)
 	}
 	guardFeedback(&g, red, leak, asksTheGrader(text))
 	feedback := feedbackText(g)
