@@ -8,12 +8,15 @@ import { NotificationBell } from './NotificationBell';
 // Reads a refused mail link's error before any redirect drops the fragment.
 import '../lib/linkError';
 
-// Opening /dashboard directly, its chunk loads while the session is being resolved; when it
-// is there by then, it renders at once (a lazy component would suspend and React holds a
-// revealed boundary back for up to 300 ms).
+// For main.tsx, which starts following the session before the first render.
+export { startAuth } from '../lib/auth/store';
+
+// Opening /dashboard directly, its chunk loads with this one and main.tsx renders once it is
+// there (routeReady), so the page renders at once when the session is known (a lazy
+// component would suspend and React holds a revealed boundary back for up to 300 ms).
 let dashboardModule: typeof import('./routes/Dashboard') | null = null;
 const loadDashboard = () => import('./routes/Dashboard').then((m) => (dashboardModule = m));
-if (window.location.pathname === '/dashboard') void loadDashboard();
+export const routeReady: Promise<unknown> = window.location.pathname === '/dashboard' ? loadDashboard().catch(() => undefined) : Promise.resolve();
 const LazyDashboard = lazy(loadDashboard);
 function Dashboard() {
   return dashboardModule ? <dashboardModule.default /> : <LazyDashboard />;
