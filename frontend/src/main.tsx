@@ -19,7 +19,8 @@ loadConfig()
   .then(async (cfg) => {
     initSupabase(cfg);
     const { App, routeReady, startAuth } = await import('./app/App');
-    await Promise.all([routeReady, Promise.race([startAuth().catch(() => undefined), new Promise((r) => setTimeout(r, SESSION_WAIT_MS))])]);
+    await Promise.race([startAuth().catch(() => undefined), new Promise((r) => setTimeout(r, SESSION_WAIT_MS))]);
+    await routeReady();
     // A transition: React renders the page in slices of a few ms, not in one long task.
     startTransition(() =>
       root.render(
