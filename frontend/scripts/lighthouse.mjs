@@ -3,6 +3,9 @@
 // initial JavaScript of /dashboard (gzip, every script a fresh signed-in load fetches before
 // any input). Run against a started stack: scripts/lighthouse.sh does it all.
 //   CASUS_URL, SERVICE_ROLE_KEY from scripts/with-server.sh.
+// To iterate on one page: LH_ONLY='/dashboard (phone)' (comma-separated, a route alone
+// means both presets) runs only those, LH_RUNS=3 runs each that many times and reports the
+// median performance, LH_JSON=DIR keeps every report's JSON (and its trace) there.
 import { chromium } from 'playwright-core';
 import { createClient } from '@supabase/supabase-js';
 import lighthouse from 'lighthouse';
@@ -20,6 +23,12 @@ const base = process.env.CASUS_URL;
 const admin = createClient(base, process.env.SERVICE_ROLE_KEY, { auth: { persistSession: false, autoRefreshToken: false } });
 const TARGETS = { performance: 100, accessibility: 100, 'best-practices': 95 };
 const BUDGET = 140 * 1024;
+const ONLY = process.env.LH_ONLY ? process.env.LH_ONLY.split(',').map((x) => x.trim()) : null;
+const RUNS = Math.max(1, Number(process.env.LH_RUNS) || 1);
+const JSON_DIR = process.env.LH_JSON;
+if (JSON_DIR) fs.mkdirSync(JSON_DIR, { recursive: true });
+const wanted = (route, preset) => !ONLY || ONLY.includes(route) || ONLY.includes(`${route} (${preset})`);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function student() {
   const username = `lh_${Date.now() % 1e8}`;
@@ -50,16 +59,28 @@ try {
   // screen, simulated slow 4G and a 4x slower CPU).
   const run = async (url) => {
     for (const [preset, config] of [['desktop', desktop], ['phone', undefined]]) {
-      const r = await lighthouse(url, { port, output: 'json', logLevel: 'error', disableStorageReset: true, onlyCategories: Object.keys(TARGETS) }, config);
-      const cats = r.lhr.categories;
       const name = `${new URL(url).pathname} (${preset})`;
-      results[name] = Object.fromEntries(Object.keys(TARGETS).map((k) => [k, Math.round(cats[k].score * 100)]));
-      for (const k of Object.keys(TARGETS)) {
-        if (cats[k].score * 100 < TARGETS[k]) {
-          const low = Object.values(r.lhr.audits).filter((a) => a.score !== null && a.score < 1 && cats[k].auditRefs.some((x) => x.id === a.id && x.weight > 0));
-          console.log(`  ${name} ${k}: ${low.map((a) => `${a.id} (${a.displayValue ?? a.score})`).join(', ')}`);
+      if (!wanted(new URL(url).pathname, preset)) continue;
+      const runs = [];
+      for (let i = 0; i < RUNS; i++) {
+        const r = await lighthouse(url, { port, output: 'json', logLevel: 'error', disableStorageReset: true, onlyCategories: Object.keys(TARGETS) }, config);
+        const cats = r.lhr.categories;
+        const a = r.lhr.audits;
+        runs.push(Object.fromEntries(Object.keys(TARGETS).map((k) => [k, Math.round(cats[k].score * 100)])));
+        if (JSON_DIR) {
+          const file = path.join(JSON_DIR, `${name.replace(/[^a-z]+/g, '-').replace(/^-|-$/g, '')}-${i + 1}`);
+          fs.writeFileSync(`${file}.json`, r.report);
+          fs.writeFileSync(`${file}.trace.json`, JSON.stringify(r.artifacts.Trace));
+        }
+        if (RUNS > 1) console.log(`  ${name} run ${i + 1}: performance ${runs[i].performance}  FCP ${a['first-contentful-paint'].displayValue}  LCP ${a['largest-contentful-paint'].displayValue}  TBT ${a['total-blocking-time'].displayValue}  CLS ${a['cumulative-layout-shift'].displayValue}`);
+        for (const k of Object.keys(TARGETS)) {
+          if (cats[k].score * 100 < TARGETS[k]) {
+            const low = Object.values(a).filter((x) => x.score !== null && x.score < 1 && cats[k].auditRefs.some((y) => y.id === x.id && y.weight > 0));
+            console.log(`  ${name} ${k}: ${low.map((x) => `${x.id} (${x.displayValue ?? x.score})`).join(', ')}`);
+          }
         }
       }
+      results[name] = Object.fromEntries(Object.keys(TARGETS).map((k) => [k, median(runs.map((r) => r[k]))]));
     }
   };
   await run(base + '/login');

@@ -1,6 +1,6 @@
 import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
 import { BrowserRouter, Link, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
-import { authActions, AuthProvider, useAuth, useIsAdmin, useIsModerator, useProfile } from '../lib/auth/store';
+import { authActions, AuthProvider, useAuth, useAuthStore, useIsAdmin, useIsModerator, useProfile } from '../lib/auth/store';
 import { Toaster } from '../components/ui/toast';
 import { FeedbackButton } from '../components/feedback/FeedbackButton';
 import { CloseIcon, MenuIcon, ScaleIcon } from '../components/ui/icons';
@@ -8,12 +8,20 @@ import { NotificationBell } from './NotificationBell';
 // Reads a refused mail link's error before any redirect drops the fragment.
 import '../lib/linkError';
 
-// Opening /dashboard directly, its chunk loads while the session is being resolved; when it
-// is there by then, it renders at once (a lazy component would suspend and React holds a
-// revealed boundary back for up to 300 ms).
+// For main.tsx, which starts following the session before the first render.
+export { startAuth } from '../lib/auth/store';
+
+// Opening /dashboard directly, its chunk loads with this one, and for a signed-in student
+// main.tsx renders once it is there (routeReady), so the page renders at once (a lazy
+// component would suspend and React holds a revealed boundary back for up to 300 ms). A
+// visitor sent on to /login or /try does not wait for it.
 let dashboardModule: typeof import('./routes/Dashboard') | null = null;
 const loadDashboard = () => import('./routes/Dashboard').then((m) => (dashboardModule = m));
-if (window.location.pathname === '/dashboard') void loadDashboard();
+const dashboardAhead = window.location.pathname === '/dashboard' ? loadDashboard().catch(() => undefined) : null;
+export function routeReady(): Promise<unknown> {
+  const user = useAuthStore.getState().user;
+  return dashboardAhead && user && !user.is_anonymous ? dashboardAhead : Promise.resolve();
+}
 const LazyDashboard = lazy(loadDashboard);
 function Dashboard() {
   return dashboardModule ? <dashboardModule.default /> : <LazyDashboard />;

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useSyncExternalStore } from 'react';
+import { afterFirstPaint } from './firstPaint';
 
 // The one way the web app loads data: useQuery(key, load) gives what was loaded for that
 // key, whether it is loading or failed, and refetch. Answers are cached by key (a page
@@ -53,7 +54,8 @@ function load(hash: string, fn: () => Promise<unknown>, force: boolean): Promise
   if (e.inflight && !force) return e.inflight;
   const seq = ++e.seq;
   update(e, { fetching: true, ...(e.state.status === 'error' && e.state.data === undefined ? { status: 'loading' as const } : {}) });
-  const p = Promise.resolve()
+  // After the app's first paint (lib/firstPaint: at once but for a page's first render).
+  const p = afterFirstPaint()
     .then(fn)
     .then(
       (data) => {

@@ -3,6 +3,7 @@ import type { Session, User } from '@supabase/supabase-js';
 import { create } from 'zustand';
 import { supabase } from '../supabase';
 import { clearQueries } from '../query';
+import { afterFirstPaint } from '../firstPaint';
 import type { Database } from '../../types/database';
 
 export type Role = 'user' | 'moderator' | 'admin';
@@ -63,6 +64,30 @@ async function readProfile(userId: string): Promise<{ profile: Profile | null; m
   return { profile: { ...data, is_admin: !!data.is_admin, role }, missing: false };
 }
 
+// The signed-in user's profile as last read, kept on this device: a reload shows the pages
+// (header, dashboard) at once from it while the profile is read again, instead of waiting
+// for that request (issue 31: the dashboard's first paint on a phone). Only ever shown to
+// the same user id; forgotten on sign-out and when the profile turns out missing.
+const PROFILE_KEY = 'casus.profile';
+
+function storedProfile(userId: string): Profile | null {
+  try {
+    const p = JSON.parse(localStorage.getItem(PROFILE_KEY) ?? 'null') as Profile | null;
+    return p && p.id === userId && typeof p.role === 'string' ? p : null;
+  } catch {
+    return null;
+  }
+}
+
+function storeProfile(profile: Profile | null) {
+  try {
+    if (profile) localStorage.setItem(PROFILE_KEY, JSON.stringify(profile));
+    else localStorage.removeItem(PROFILE_KEY);
+  } catch {
+    // storage full or disabled: the profile is read on every load
+  }
+}
+
 export async function fetchProfile(userId: string): Promise<Profile | null> {
   return (await readProfile(userId)).profile;
 }
@@ -72,7 +97,9 @@ export async function reloadProfile() {
   const user = useAuthStore.getState().user;
   if (!user) return;
   const { profile, missing } = await readProfile(user.id);
-  if (useAuthStore.getState().user?.id === user.id) useAuthStore.setState({ profile, profileMissing: missing });
+  if (useAuthStore.getState().user?.id !== user.id) return;
+  useAuthStore.setState({ profile, profileMissing: missing });
+  if (profile || missing) storeProfile(profile);
 }
 
 // A visitor who tried a case signed in anonymously, then created an account from it
@@ -106,28 +133,52 @@ function startAuthListener() {
     const user = session?.user ?? null;
     // What was loaded for another user (lib/query) is not shown to this one.
     if (user?.id !== useAuthStore.getState().user?.id) clearQueries();
-    useAuthStore.setState({ session, user });
+    // The profile this device last read for this user, if any: the pages render with it now.
+    const stored = user && !user.is_anonymous ? storedProfile(user.id) : null;
+    if (stored) useAuthStore.setState({ session, user, profile: stored, profileMissing: false, loading: false });
+    else useAuthStore.setState({ session, user });
+    if (!user) storeProfile(null);
+    // Shown from the stored profile, the page paints before the profile is read again.
+    if (stored) await afterFirstPaint();
     let { profile, missing } = user ? await readProfile(user.id) : { profile: null, missing: false };
     if (user && missing) {
       // A converted visitor's profile is made from the details their sign-up stored.
       profile = await profileOfConvertedUser(user);
       missing = !profile;
     }
-    if (seq === latest) useAuthStore.setState({ profile, profileMissing: missing, loading: false });
+    if (seq !== latest) return;
+    // A failed read keeps the stored profile rather than showing none.
+    if (!profile && !missing && stored) profile = stored;
+    useAuthStore.setState({ profile, profileMissing: missing, loading: false });
+    if (user && (profile || missing)) storeProfile(profile);
   };
-  sb.auth.getSession().then(({ data }) => apply(data.session));
-  const { data } = sb.auth.onAuthStateChange((event, session) => {
+  sb.auth.onAuthStateChange((event, session) => {
     if (event === 'INITIAL_SESSION') return;
     // Defer: supabase-js must not be called back into from inside its own callback.
     setTimeout(() => apply(session), 0);
   });
-  return () => data.subscription.unsubscribe();
+  // Settles once the initial session is in the store (with the stored profile, if any; the
+  // profile read itself goes on).
+  return sb.auth.getSession().then(({ data }) => {
+    void apply(data.session);
+  });
+}
+
+// Follows the session for the app's lifetime, started once: by main.tsx before the first
+// render (so that a returning student's first paint is the page, not a spinner), else by
+// the AuthProvider. Settles when the initial session is in the store.
+let started: Promise<void> | null = null;
+export function startAuth(): Promise<void> {
+  started ??= startAuthListener();
+  return started;
 }
 
 const AuthContext = createContext<boolean>(false);
 
 export function AuthProvider({ children }: { children: ReactNode }) {
-  useEffect(() => startAuthListener(), []);
+  useEffect(() => {
+    void startAuth();
+  }, []);
   return <AuthContext.Provider value={true}>{children}</AuthContext.Provider>;
 }
 

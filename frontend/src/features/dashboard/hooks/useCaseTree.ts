@@ -4,8 +4,9 @@ import { hasSession, loadTree, type TreeData } from '../api/cases';
 
 const TREE = ['case-tree'] as const;
 
-// The case tree is requested as soon as this chunk is evaluated, not after the first
-// render; the first mount takes that load. The chunk is also fetched ahead for a visitor
+// The case tree is requested as soon as this chunk is evaluated (and the app's first paint
+// is on screen, lib/firstPaint), not after the dashboard's first render; the first mount
+// takes that load. The chunk is also fetched ahead for a visitor
 // opening /dashboard signed out, who is sent to /login: without a session nothing is
 // asked (walkthrough 3, bug 25), and the first mount loads it itself.
 try {
