@@ -5,3 +5,6 @@
 truncate realtime.bus_messages;
 alter table realtime.bus_messages set unlogged;
 alter table realtime.bus_messages alter column body type bytea using convert_to(body::text, 'UTF8');
+-- Stored as they come: compressing a body that is read once, a moment later, costs more
+-- than it saves.
+alter table realtime.bus_messages alter column body set storage external;

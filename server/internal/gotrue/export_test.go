@@ -1,16 +1,21 @@
 package gotrue
 
-// HoldHashSlots takes every bcrypt slot of s, as a burst of sign-ins would; release frees
-// them.
+import (
+	"context"
+	"sync"
+)
+
+// HoldHashSlots keeps every hashing worker of s busy, as a burst of sign-ins would;
+// release frees them.
 func HoldHashSlots(s *Server) (release func()) {
-	for range cap(s.hashing.slots) {
-		s.hashing.slots <- struct{}{}
+	rel := make(chan struct{})
+	var started sync.WaitGroup
+	started.Add(s.hashing.cores)
+	for range s.hashing.cores {
+		go func() { _ = s.hashing.do(context.Background(), func() { started.Done(); <-rel }) }()
 	}
-	return func() {
-		for range cap(s.hashing.slots) {
-			<-s.hashing.slots
-		}
-	}
+	started.Wait()
+	return func() { close(rel) }
 }
 
 // HashWaiting is the number of requests waiting for a bcrypt slot.

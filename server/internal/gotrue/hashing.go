@@ -11,21 +11,46 @@ import (
 
 // hashSlots bounds the bcrypt computations (hashing and comparing) running at once. One
 // costs ≈65 ms of CPU at GoTrue's cost 10 on the 2-core reference machine and never
-// yields; extra sign-ins wait for a slot in line. The cost stays 10.
+// yields; extra sign-ins wait in line. The cost stays 10.
 //
-// There is a slot per core, so a burst of sign-ins can use the whole machine (the bcrypt
-// limit), and each slot computes on an OS thread of its own at a lower scheduling
-// priority (hashThread): the kernel runs a request's thread, or PostgreSQL's, ahead of a
-// computation whenever both want a core, so hashing takes only the CPU nothing else
-// wants. The threads must not take the Go processors (Ps) the requests need either: a
-// running computation holds a P, and with every P hashing the other requests would wait
-// for one in turns of Go's 10 ms preemption, whatever the kernel's priorities. So the
-// process gets a P per slot on top of its own (processHashing).
+// There is a computing goroutine per core (hashWorker), so a burst of sign-ins can use
+// the whole machine (the bcrypt limit). Each takes the next queued computation itself the
+// moment it finishes one: when the waiting request's goroutine had to be scheduled to
+// pass its work on, a slot stood idle for as long as the busy cores made it wait. The
+// computations must not take the Go processors (Ps) the requests need either: a running
+// computation holds a P, and with every P hashing the other requests would wait for one
+// in turns of Go's 10 ms preemption. So the process gets a P per core on top of its own
+// (processHashing), and the kernel shares the cores between hashing, requests and
+// PostgreSQL as equals.
+//
+// The computations used to run on threads of lower priority (nice +2), so that a
+// request's thread ran ahead of them. At 600 students through two instances on the
+// 2-core machine that starved the sign-ins at the end of the arrivals (p99 6.7–7.9 s,
+// each comparison of 65 ms of CPU stretched to 300–500 ms), while at equal priority
+// sign-ins took 2.2–4.2 s and every other request kept its p99 (one instance: sign-in
+// p99 515 ms against 608 ms, reads under 55 ms against 80 ms; scripts/load).
 type hashSlots struct {
-	slots   chan struct{}
-	work    chan func()  // to the hashing threads, one per slot
-	waiting atomic.Int64 // requests waiting for a slot (tests watch it)
+	cores   int
+	queue   chan *hashJob
+	waiting atomic.Int64 // computations queued, not yet started (tests watch it)
 }
+
+// hashJob is one queued computation; state moves from queued to running (a worker took
+// it) or to abandoned (its request ended first), once.
+type hashJob struct {
+	state atomic.Int32
+	f     func()
+	done  chan struct{}
+}
+
+const (
+	jobQueued int32 = iota
+	jobRunning
+	jobAbandoned
+)
+
+// hashQueueMax bounds the queued computations; past it, callers wait to enqueue.
+const hashQueueMax = 4096
 
 // processHashing is shared by every Server of the process, as they share its cores. The
 // cores are GOMAXPROCS as the process started (the machine's, or the operator's
@@ -33,45 +58,46 @@ type hashSlots struct {
 var processHashing = sync.OnceValue(func() *hashSlots {
 	n := runtime.GOMAXPROCS(0)
 	runtime.GOMAXPROCS(2 * n)
-	h := &hashSlots{slots: make(chan struct{}, n), work: make(chan func(), n)}
+	h := &hashSlots{cores: n, queue: make(chan *hashJob, hashQueueMax)}
 	for range n {
-		go hashThread(h.work)
+		go h.hashWorker()
 	}
 	return h
 })
 
-// do runs f in a slot, or gives up with ctx's error when ctx ends while waiting.
+// do runs f on a hashing worker, in arrival order, or gives up with ctx's error when ctx
+// ends before f started (once started, f is waited for: it writes the caller's result).
 func (h *hashSlots) do(ctx context.Context, f func()) error {
+	j := &hashJob{f: f, done: make(chan struct{})}
+	h.waiting.Add(1)
 	select {
-	case h.slots <- struct{}{}:
-	default:
-		h.waiting.Add(1)
-		select {
-		case h.slots <- struct{}{}:
-			h.waiting.Add(-1)
-		case <-ctx.Done():
+	case h.queue <- j:
+	case <-ctx.Done():
+		h.waiting.Add(-1)
+		return ctx.Err()
+	}
+	select {
+	case <-j.done:
+		return nil
+	case <-ctx.Done():
+		if j.state.CompareAndSwap(jobQueued, jobAbandoned) {
 			h.waiting.Add(-1)
 			return ctx.Err()
 		}
+		<-j.done
+		return nil
 	}
-	defer func() { <-h.slots }()
-	done := make(chan struct{})
-	h.work <- func() { f(); close(done) } // one thread per slot: never queued
-	<-done
-	return nil
 }
 
-// hashThread runs bcrypt computations on an OS thread it keeps for itself, at a lower
-// scheduling priority (lowerThreadPriority). Under the kernel's fair scheduler a thread
-// at nice 2 weighs about two thirds of one at 0 and gets later deadlines: a request or
-// a database backend that wakes up runs ahead of the computation, while an idle core
-// hashes at full speed. The thread is never unlocked, so no other goroutine
-// inherits its priority.
-func hashThread(work <-chan func()) {
-	runtime.LockOSThread()
-	lowerThreadPriority()
-	for f := range work {
-		f()
+// hashWorker computes queued jobs one after the other, skipping abandoned ones.
+func (h *hashSlots) hashWorker() {
+	for j := range h.queue {
+		if !j.state.CompareAndSwap(jobQueued, jobRunning) {
+			continue
+		}
+		h.waiting.Add(-1)
+		j.f()
+		close(j.done)
 	}
 }
 
