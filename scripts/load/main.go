@@ -46,6 +46,7 @@ func run() int {
 	aiDelay := flag.Duration("ai-delay", 2*time.Second, "own stack: the fake provider's latency for the AI check and the grade")
 	aiStream := flag.Duration("ai-stream-delay", 30*time.Millisecond, "own stack: the fake provider's pause between streamed tutor events")
 	target := flag.Duration("p99", 200*time.Millisecond, "p99 target of every non-AI request")
+	signinTarget := flag.Duration("signin-p99", 0, "p99 target of the password sign-in (default: -p99); issue #27 asks 1s at 400 students")
 	base := flag.String("url", "", "a running server (loopback) instead of a private stack")
 	anon := flag.String("anon-key", os.Getenv("ANON_KEY"), "with -url: the anon key")
 	service := flag.String("service-key", os.Getenv("SERVICE_ROLE_KEY"), "with -url: the service-role key, to confirm sign-ups when the server does not autoconfirm")
@@ -136,7 +137,7 @@ func run() int {
 	// builds and tests) stretches every figure, so the report says how busy it was.
 	fmt.Printf("\nmachine: %d CPUs; 1-minute load average %s before the students, %s after (the stack itself adds about 1)\n",
 		runtime.NumCPU(), loadBefore, loadAverage())
-	if !report(res, samples, *ramp, *target, func() { cpuReport(res, cpu0, cpu, dbName != "") }) {
+	if !report(res, samples, *ramp, targets{all: *target, signIn: *signinTarget}, func() { cpuReport(res, cpu0, cpu, dbName != "") }) {
 		return 1
 	}
 	return 0
@@ -147,8 +148,25 @@ func fail(msg string) int {
 	return 2
 }
 
+// targets are the p99 targets: every non-AI request's, and the sign-in's when set apart.
+type targets struct{ all, signIn time.Duration }
+
+func (t targets) of(kind string) time.Duration {
+	if kind == sim.KindSignIn && t.signIn > 0 {
+		return t.signIn
+	}
+	return t.all
+}
+
+func (t targets) String() string {
+	if t.signIn > 0 && t.signIn != t.all {
+		return fmt.Sprintf("%s (sign-in %s)", ms(t.all), ms(t.signIn))
+	}
+	return ms(t.all)
+}
+
 // report prints the figures as checks against the targets; false when one is missed.
-func report(res *sim.Result, mem []rssSample, ramp, target time.Duration, cpu func()) bool {
+func report(res *sim.Result, mem []rssSample, ramp time.Duration, target targets, cpu func()) bool {
 	ok := true
 	verdict := func(good bool) string {
 		if good {
@@ -188,8 +206,8 @@ func report(res *sim.Result, mem []rssSample, ramp, target time.Duration, cpu fu
 		// AI calls have no target: their verdict must not count.
 		check := "AI: the provider's time, no target"
 		if !k.AI {
-			check = fmt.Sprintf("p99 %s (target < %s): %s", ms(k.P99), ms(target), verdict(k.P99 < target))
-			if k.P99 >= target {
+			check = fmt.Sprintf("p99 %s (target < %s): %s", ms(k.P99), ms(target.of(k.Name)), verdict(k.P99 < target.of(k.Name)))
+			if k.P99 >= target.of(k.Name) {
 				slow = append(slow, fmt.Sprintf("%s %s", k.Name, ms(k.P99)))
 			}
 			if k.P99 > worst.P99 {
@@ -201,15 +219,15 @@ func report(res *sim.Result, mem []rssSample, ramp, target time.Duration, cpu fu
 	// Where a kind misses, when its slowest requests were sent: a cluster at the start of
 	// the ramp is a cold server, one spread over the run is steady-state queueing.
 	for _, k := range kinds {
-		if !k.AI && k.P99 >= target {
+		if !k.AI && k.P99 >= target.of(k.Name) {
 			fmt.Printf("  %s slowest: %s\n", k.Name, slowest(res, k.Name, 5))
 		}
 	}
 	var summary []string
 	if len(slow) == 0 {
-		summary = append(summary, fmt.Sprintf("p99 under %s for every non-AI request: ok (slowest %s at %s)", ms(target), worst.Name, ms(worst.P99)))
+		summary = append(summary, fmt.Sprintf("p99 under %s for every non-AI request: ok (slowest %s at %s)", target, worst.Name, ms(worst.P99)))
 	} else {
-		summary = append(summary, fmt.Sprintf("p99 under %s for every non-AI request: MISSED by %d of them: %s", ms(target), len(slow), strings.Join(slow, ", ")))
+		summary = append(summary, fmt.Sprintf("p99 under %s for every non-AI request: MISSED by %d of them: %s", target, len(slow), strings.Join(slow, ", ")))
 	}
 	if inFlight > 0 {
 		fmt.Printf("\nin flight at the kill -9 and failed by it (allowed): %d\n", inFlight)

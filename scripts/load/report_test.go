@@ -16,12 +16,34 @@ func TestReportIgnoresAILatency(t *testing.T) {
 			{Kind: "AI grade", At: at, Dur: 2 * time.Second, Status: 200},
 			{Kind: "GET case", At: at, Dur: restDur, Status: 200},
 		}}
-		return report(res, nil, 0, 200*time.Millisecond, func() {})
+		return report(res, nil, 0, targets{all: 200 * time.Millisecond}, func() {})
 	}
 	if !run(5 * time.Millisecond) {
 		t.Error("a run with only a slow AI call was reported as missing a target")
 	}
 	if run(300 * time.Millisecond) {
 		t.Error("a slow non-AI request was not reported as missing the target")
+	}
+}
+
+// -signin-p99 sets the sign-in's target apart (issue #27: 1 s at 400 students while every
+// other request keeps 200 ms); without it the sign-in has the common target.
+func TestReportSignInTargetApart(t *testing.T) {
+	at := time.Now()
+	run := func(tg targets, restDur time.Duration) bool {
+		res := &sim.Result{Start: at, End: at.Add(time.Second), Events: []sim.Event{
+			{Kind: sim.KindSignIn, At: at, Dur: 600 * time.Millisecond, Status: 200},
+			{Kind: "GET case", At: at, Dur: restDur, Status: 200},
+		}}
+		return report(res, nil, 0, tg, func() {})
+	}
+	if run(targets{all: 200 * time.Millisecond}, 5*time.Millisecond) {
+		t.Error("a 600 ms sign-in met a 200 ms target")
+	}
+	if !run(targets{all: 200 * time.Millisecond, signIn: time.Second}, 5*time.Millisecond) {
+		t.Error("a 600 ms sign-in missed its own 1 s target")
+	}
+	if run(targets{all: 200 * time.Millisecond, signIn: time.Second}, 300*time.Millisecond) {
+		t.Error("the sign-in's target loosened the other requests'")
 	}
 }

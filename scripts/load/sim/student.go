@@ -260,7 +260,7 @@ func (s *student) signUp(ctx context.Context, a Account) bool {
 func (s *student) signIn(ctx context.Context, a Account) bool {
 	s.token = ""
 	var in session
-	if err := s.call(ctx, "POST auth token (sign-in)", "POST", "/auth/v1/token?grant_type=password",
+	if err := s.call(ctx, KindSignIn, "POST", "/auth/v1/token?grant_type=password",
 		map[string]any{"email": a.Email, "password": a.Password, "gotrue_meta_security": map[string]any{}}, nil, &in); err != nil {
 		return false
 	}
@@ -575,3 +575,6 @@ func (s *student) progress(ctx context.Context) {
 		<-errs
 	}
 }
+
+// KindSignIn names the password sign-in among the request kinds (its target may differ).
+const KindSignIn = "POST auth token (sign-in)"
