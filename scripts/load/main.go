@@ -53,6 +53,7 @@ func run() int {
 	pid := flag.Int("pid", 0, "with -url: the server's process id, to sample its memory")
 	cluster := flag.Int("cluster", 1, "own stack: this many instances on the one database behind HAProxy (the students reach the proxy)")
 	killAfter := flag.Duration("kill-after", 0, "with -cluster: kill -9 the last instance this long after the stack is up (the accounts' unmeasured setup comes first; a fault: only requests in flight to it may fail)")
+	killWhich := flag.Int("kill-instance", 0, "with -kill-after: the instance to kill, 1 to N (1 started first and reads the WAL slot; default N)")
 	signUp := flag.Bool("signup", false, "students sign up during the run (measured) instead of having accounts made in an unmeasured setup")
 	flag.Parse()
 	if *ramp == 0 {
@@ -91,11 +92,18 @@ func run() int {
 			stackNote += fmt.Sprintf(", %d instances behind HAProxy (memory: the first instance's; CPU: all of them)", *cluster)
 		}
 		if *killAfter > 0 {
-			victim := st.pids[len(st.pids)-1]
+			which := len(st.pids)
+			if *killWhich != 0 {
+				which = *killWhich
+			}
+			if which < 1 || which > len(st.pids) {
+				return fail("-kill-instance must be 1..-cluster")
+			}
+			victim := st.pids[which-1]
 			go func() {
 				select {
 				case <-time.After(*killAfter):
-					fmt.Printf("load: fault: kill -9 of instance %d (pid %d) at %s\n", len(st.pids), victim, *killAfter)
+					fmt.Printf("load: fault: kill -9 of instance %d (pid %d) at %s\n", which, victim, *killAfter)
 					killedAt.Store(time.Now().UnixNano())
 					_ = syscall.Kill(victim, syscall.SIGKILL)
 				case <-ctx.Done():
