@@ -17,8 +17,9 @@ import (
 // ("a"): a change committed after the join reply is decoded after the acknowledgement, so
 // the holder's filter already has the table. Lacking an answer (no holder, or one dying)
 // the join goes on after interestAckWait; a holder that starts with peers hands on
-// everything for its first interestGrace, long enough for its bus listener to have read what was announced before
-// it took over. A peer the holder has no announcement from counts as watching every table.
+// everything for its first interestGrace, long enough for its bus listener to have read
+// what was announced before it took over. A peer the holder has no announcement from
+// counts as watching every table.
 type interest struct {
 	s *Server
 

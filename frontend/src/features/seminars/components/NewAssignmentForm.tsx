@@ -1,6 +1,7 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { toast } from '../../../components/ui/toast';
 import { useQuery } from '../../../lib/query';
+import { useDebounced } from '../../../lib/useDebounced';
 import { createAssignment, fetchCategories, searchCases, type CaseChoice, type NewAssignment } from '../api/seminars';
 import { bucharestInput } from '../utils/time';
 import { GrilePicker } from './GrilePicker';
@@ -32,11 +33,7 @@ export function NewAssignmentForm({ groupId, onCreated }: { groupId: string; onC
   const [a, setA] = useState<NewAssignment>(initial);
   const [q, setQ] = useState('');
   // The search runs a quarter of a second after the last keystroke.
-  const [term, setTerm] = useState('');
-  useEffect(() => {
-    const t = setTimeout(() => setTerm(q.trim()), 250);
-    return () => clearTimeout(t);
-  }, [q]);
+  const term = useDebounced(q.trim(), 250);
   const found = useQuery(term ? ['case-search', term] : null, () => searchCases(term), { gcTime: 0 }).data ?? NO_CASES;
   const [chosen, setChosen] = useState<CaseChoice | null>(null);
   const cats = useQuery(a.kind === 'grile' && a.grileMode === 'drawn' ? ['law-categories'] : null, fetchCategories).data ?? [];
