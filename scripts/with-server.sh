@@ -213,14 +213,19 @@ export CASUS_PIDS="${instance_pids[*]}"
 
 export CASUS_URL="http://127.0.0.1:$app_port" SMTP_SINK_URL="http://127.0.0.1:$sink_port" DATABASE_URL="$dburl" DB_SCHEMAS="$schemas"
 
+# The command's output is also kept, so that a failure ends with its own summary: CI shows
+# only the last lines, and the servers' logs printed after a failure would hide it.
 set +e
-"$@"
-status=$?
+"$@" 2>&1 | tee "$state/command.log"
+status=${PIPESTATUS[0]}
 set -e
 if [ $status -ne 0 ]; then
   for log in "${logs[@]}"; do
     echo "--- $(basename "$log") (last 60 lines)" >&2
     tail -60 "$log" >&2
   done
+  echo "--- what failed (from the command's output above)" >&2
+  sed 's/\x1b\[[0-9;]*m//g' "$state/command.log" |
+    grep -E '^ *(FAIL|×|✗|❯ .*:[0-9]+:[0-9]+|(Assertion|Type|Timeout)?Error\b|Test Files|Tests )' | tail -30 >&2 || true
 fi
 exit $status
