@@ -58,6 +58,9 @@ func countStatements(p *ReadPlan) (explain, exact string) {
 type sqlWriter struct {
 	args  []any
 	conds map[*join]string
+	// lazyConds write the condition of an empty embed "rel()" when a test first needs it:
+	// one that nothing tests must not leave its filters' arguments unreferenced.
+	lazyConds map[*join]func() string
 	// groups are the GROUP BY expressions of each level with aggregates.
 	groups map[*readNode]*grouping
 	// laterals are, per level, the LEFT JOIN LATERALs of its to-one spreads, written
@@ -264,7 +267,12 @@ func joinCond(rel *relationship, p, t string) string {
 // the parent's conditions can see, so it reads the target under the same alias and
 // the same condition.
 func (w *sqlWriter) exists(j *join) string {
-	return "exists (select 1 from " + source(j) + " where " + w.conds[j] + ")"
+	cond, ok := w.conds[j]
+	if !ok {
+		cond = w.lazyConds[j]()
+		w.conds[j] = cond
+	}
+	return "exists (select 1 from " + source(j) + " where " + cond + ")"
 }
 
 // join writes an embed's output columns in its parent level; on the way it writes the
@@ -277,13 +285,22 @@ func (w *sqlWriter) join(parent *readNode, j *join) []string {
 		// The select list first: it writes the conditions of the child's own joins.
 		list = w.selectList(n)
 	}
-	cond := joinCond(j.Rel, j.Parent, j.Alias)
-	if where := w.where(n, true); where != "" {
-		cond += " and " + where
-	}
 	if w.conds == nil {
-		w.conds = map[*join]string{}
+		w.conds, w.lazyConds = map[*join]string{}, map[*join]func() string{}
 	}
+	condition := func() string {
+		cond := joinCond(j.Rel, j.Parent, j.Alias)
+		if where := w.where(n, true); where != "" {
+			cond += " and " + where
+		}
+		return cond
+	}
+	if j.Result == "" && !j.Spread {
+		// An empty embed "rel()" only filters (with !inner or rel=is.null): no output key.
+		w.lazyConds[j] = condition
+		return nil
+	}
+	cond := condition()
 	w.conds[j] = cond
 	target := source(j)
 	if j.Spread && j.Rel.single() {
@@ -295,10 +312,6 @@ func (w *sqlWriter) join(parent *readNode, j *join) []string {
 			out = append(out, "(select coalesce(json_agg("+w.item(n, j.Alias, it.Expr)+w.orderBy(n)+"), '[]') from "+target+" where "+cond+") as "+qi(it.Alias))
 		}
 		return out
-	}
-	if j.Result == "" {
-		// An empty embed "rel()" only filters (with !inner or rel=is.null): no output key.
-		return nil
 	}
 	inner := "select " + strings.Join(list, ", ") + " from " + target + w.lateralJoins(n) + " where " + cond + w.groupBy(n)
 	if j.Rel.single() {
