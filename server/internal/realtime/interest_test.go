@@ -151,7 +151,9 @@ func TestHolderHandsOnOnlyWatchedTables(t *testing.T) {
 		t.Fatalf("got %v", got)
 	}
 	// The watched change came after the unwatched ones in the WAL, so their hand-off (if
-	// any) is already on the bus.
+	// any) came before it on the bus, and this test's listener reads the bus in order. The
+	// peer may be faster than that listener: wait until it has read the watched change.
+	waitFor(t, 5*time.Second, "the watched change read from the bus", func() bool { return seen()["rt_watched"] > 0 })
 	got := seen()
 	if got["rt_watched"] != 1 || got["rt_unwatched"] > 0 {
 		t.Fatalf("handed on per table %v, want rt_watched once and rt_unwatched never", got)
@@ -213,6 +215,8 @@ func TestQuickCommitsHandedOnTogether(t *testing.T) {
 		}
 	}
 	span := time.Since(start)
+	// This test's listener may read the bus after the peer did.
+	waitFor(t, 5*time.Second, "every change read from the bus", func() bool { return seen()["rt_burst"] >= commits })
 	got := seen()
 	if got["rt_burst"] != commits {
 		t.Fatalf("handed on %d changes, want %d", got["rt_burst"], commits)
