@@ -34,7 +34,7 @@ test('sign-up: taken username, free one, confirmation mail, then dashboard', asy
     await page.getByLabel('Confirmă parola').fill('parola1');
     await page.getByRole('button', { name: 'Creează cont' }).click();
     await page.getByText('Account created successfully! Check your email to confirm. Redirecting to login...').waitFor();
-    await page.waitForURL('**/login', { timeout: 5000 });
+    await page.waitForURL('**/login');
     // Following the mailed link signs the browser in.
     await page.goto(await mailLink(email));
     await page.waitForURL('**/dashboard');
@@ -91,7 +91,7 @@ test('forgot password: mail link, new password, dashboard', async () => {
     await page.getByLabel('Confirmă parola').fill('noua-parola');
     await page.getByRole('button', { name: 'Salvează parola' }).click();
     await page.getByText('Parolă actualizată!').waitFor();
-    await page.waitForURL('**/dashboard', { timeout: 5000 });
+    await page.waitForURL('**/dashboard');
   });
   await ctx.close();
   const ctx2 = await browser.newContext();

@@ -40,7 +40,7 @@ test('My Progress shows a grade the moment it lands, without a reload', async ()
       .update({ status: 'graded', score: '82/100', score_value: 82, feedback_text: 'Analiză bună a premisei majore.', feedback_at: new Date().toISOString() })
       .eq('id', sub.id);
     if (g.error) throw g.error;
-    await page.getByText('82/100').waitFor({ timeout: 5000 });
+    await page.getByText('82/100').waitFor({ timeout: 30_000 });
     await page.getByText('Analiză bună a premisei majore.').waitFor();
   });
   await ctx.close();
