@@ -153,11 +153,29 @@ func verdictKey(text string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// The gateway's reads of a student's earlier work on a case. They compare the uuid
+// columns with uuid arguments so that the indexes serve them: a cast of the column
+// (`user_id::text = $1`) read the whole table on every check and grade, a cost that
+// grew with every submission ever made (at 600 simulated students, 20 % of the
+// database's statement time). Callers pass canonical uuids only (canonicalUUID).
+const (
+	storedVerdictSQL = `select probability::float8, decision, justification, doubt from casus_meta.ai_verdicts
+		where user_id = $1::uuid and case_id = $2::uuid and text_key = $3`
+	releasedTextsSQL = `select submission_text from case_submissions
+		where user_id = $1::uuid and case_id = $2::uuid and ai_decision = 'RELEASED'`
+	earlierGradesSQL = `select id::text, submission_text from case_submissions
+		where user_id = $1::uuid and case_id = $2::uuid and status = 'graded' and difficulty_rating = $3
+		  and grade_prompt_version = $4 and grade_model = $5 and id <> $6::uuid
+		order by feedback_at`
+)
+
 // storedVerdict is the verdict this student already got for this case and text.
 func (s *Server) storedVerdict(ctx context.Context, uid, caseID, key string) (verdict, bool, error) {
 	var v verdict
-	err := s.d.Owner.QueryRow(ctx, `select probability::float8, decision, justification, doubt from casus_meta.ai_verdicts
-		where user_id::text = $1 and case_id::text = $2 and text_key = $3`, uid, caseID, key).Scan(&v.Probability, &v.Decision, &v.Justification, &v.Doubt)
+	if !canonicalUUID(uid) || !canonicalUUID(caseID) {
+		return v, false, nil // no row could match
+	}
+	err := s.d.Owner.QueryRow(ctx, storedVerdictSQL, uid, caseID, key).Scan(&v.Probability, &v.Decision, &v.Justification, &v.Doubt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return v, false, nil
 	}
@@ -169,8 +187,7 @@ func (s *Server) storedVerdict(ctx context.Context, uid, caseID, key string) (ve
 	}
 	// A moderator who released this text after an appeal has overruled the stored
 	// FAILED: the same text passes.
-	rows, err := s.d.Owner.Query(ctx, `select submission_text from case_submissions
-		where user_id::text = $1 and case_id::text = $2 and ai_decision = 'RELEASED'`, uid, caseID)
+	rows, err := s.d.Owner.Query(ctx, releasedTextsSQL, uid, caseID)
 	if err != nil {
 		return v, false, err
 	}
@@ -456,10 +473,10 @@ func (c *call) gradeClaimed(id, caseID, text string, level int, claimed time.Tim
 // version and model (grader-review-3 §6 item 12): sending the same solution again is
 // not a second draw. It reports whether it did.
 func (c *call) sameGrade(id, caseID, text string, level int, claimed time.Time) (string, bool, error) {
-	rows, err := c.s.d.Owner.Query(c.ctx, `select id::text, submission_text from case_submissions
-		where user_id::text = $1 and case_id::text = $2 and status = 'graded' and difficulty_rating = $3
-		  and grade_prompt_version = $4 and grade_model = $5 and id <> $6::uuid
-		order by feedback_at`, c.uid, caseID, level, prompts.Version, c.model, id)
+	if !canonicalUUID(c.uid) || !canonicalUUID(caseID) {
+		return "", false, nil // no earlier grade could match
+	}
+	rows, err := c.s.d.Owner.Query(c.ctx, earlierGradesSQL, c.uid, caseID, level, prompts.Version, c.model, id)
 	if err != nil {
 		return "", false, err
 	}
@@ -510,27 +527,22 @@ const maxCited = 25
 // the Codes. Citations of acts that are not shipped are left to the grader.
 func citedArticles(ctx context.Context, q querier, text, domain string) ([]prompts.Article, error) {
 	cited, _ := lawcodes.Citations(text, domain)
-	var out []prompts.Article
+	var kept []lawcodes.Citation
 	seen := map[lawcodes.Citation]bool{}
 	for _, ct := range cited {
-		if seen[ct] || len(out) == maxCited {
+		if seen[ct] || len(kept) == maxCited {
 			continue
 		}
 		seen[ct] = true
-		a := prompts.Article{Ref: lawcodes.FormatReference(ct.Code, ct.Number)}
-		var title *string
-		var body string
-		err := q.QueryRow(ctx, "select title, body from code_articles where code = $1 and article_number = $2", ct.Code, ct.Number).Scan(&title, &body)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-		case err != nil:
-			return nil, err
-		case title != nil && *title != "":
-			a.Text = *title + "\n" + body
-		default:
-			a.Text = body
-		}
-		out = append(out, a)
+		kept = append(kept, ct)
+	}
+	texts, err := articleTexts(ctx, q, kept)
+	if err != nil {
+		return nil, err
+	}
+	var out []prompts.Article
+	for i, ct := range kept {
+		out = append(out, prompts.Article{Ref: lawcodes.FormatReference(ct.Code, ct.Number), Text: texts[i]})
 	}
 	return out, nil
 }

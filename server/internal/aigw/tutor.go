@@ -136,7 +136,7 @@ func (s *Server) releaseRound(ctx context.Context, turnID int64) {
 // rejected case of another author is "not found", as through the data API).
 func (s *Server) loadCaseAs(ctx context.Context, claims *authn.Claims, id string) (prompts.Case, error) {
 	var c prompts.Case
-	err := db.AsRole(ctx, s.d.API, claims, db.ReadOnly, db.RequestInfo{}, func(tx pgx.Tx) error {
+	err := db.AsRolePrepared(ctx, s.d.API, claims, db.ReadOnly, db.RequestInfo{}, []string{caseSQL, articleTextsSQL}, func(tx pgx.Tx) error {
 		var err error
 		c, err = readCase(ctx, tx, id)
 		return err
@@ -152,42 +152,79 @@ type querier interface {
 
 var _ querier = (*pgxpool.Pool)(nil)
 
-// readCase reads a case with its cited articles and their texts from code_articles.
+// caseSQL reads a case with its article references, steps and hints in one statement.
+const caseSQL = `select title, domain, legal_problem, case_description, question,
+		coalesce((select array_agg(article_reference order by article_number) from case_articles where case_id = c.id), '{}'),
+		coalesce((select array_agg(step_description order by step_number) from case_analysis_steps where case_id = c.id), '{}'),
+		coalesce((select array_agg(hint_text order by hint_number) from case_hints where case_id = c.id), '{}')
+		from cases c where id = $1::uuid`
+
+// articleTextsSQL reads the texts of several articles at once, each with its title on
+// a first line; $1 and $2 are parallel arrays of codes and numbers, and each row names
+// its pair by position (1-based). A pair that is not in the codes has no row.
+const articleTextsSQL = `select r.i::int, coalesce(nullif(a.title, '') || E'\n', '') || a.body
+		from unnest($1::text[], $2::text[]) with ordinality as r(code, number, i)
+		join code_articles a on a.code = r.code and a.article_number = r.number`
+
+// readCase reads a case with its cited articles and their texts from code_articles, in
+// two statements whatever the number of articles.
 func readCase(ctx context.Context, q querier, id string) (prompts.Case, error) {
 	var c prompts.Case
 	if !canonicalUUID(id) {
 		return c, &apiError{404, "not_found_error", "Cazul nu există."}
 	}
-	err := q.QueryRow(ctx, `select title, domain, legal_problem, case_description, question,
-		coalesce((select array_agg(article_reference order by article_number) from case_articles where case_id = c.id), '{}'),
-		coalesce((select array_agg(step_description order by step_number) from case_analysis_steps where case_id = c.id), '{}'),
-		coalesce((select array_agg(hint_text order by hint_number) from case_hints where case_id = c.id), '{}')
-		from cases c where id = $1::uuid`, id).Scan(&c.Title, &c.Domain, &c.LegalProblem, &c.Description, &c.Question, &c.Articles, &c.Steps, &c.Hints)
+	err := q.QueryRow(ctx, caseSQL, id).Scan(&c.Title, &c.Domain, &c.LegalProblem, &c.Description, &c.Question, &c.Articles, &c.Steps, &c.Hints)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return c, &apiError{404, "not_found_error", "Cazul nu există."}
 	}
 	if err != nil {
 		return c, err
 	}
+	var cited []lawcodes.Citation
 	for _, ref := range c.Articles {
 		a := prompts.Article{Ref: ref}
 		if r, err := lawcodes.ParseReference(ref); err == nil {
-			var title *string
-			var body string
-			err := q.QueryRow(ctx, "select title, body from code_articles where code = $1 and article_number = $2", r.Code, r.Number).Scan(&title, &body)
-			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-				return c, err
-			}
-			if err == nil {
-				a.Text = body
-				if title != nil && *title != "" {
-					a.Text = *title + "\n" + body
-				}
-			}
+			cited = append(cited, lawcodes.Citation{Code: r.Code, Number: r.Number})
+		} else {
+			cited = append(cited, lawcodes.Citation{}) // no text: keeps positions aligned
 		}
 		c.ArticleTexts = append(c.ArticleTexts, a)
 	}
+	texts, err := articleTexts(ctx, q, cited)
+	if err != nil {
+		return c, err
+	}
+	for i := range c.ArticleTexts {
+		c.ArticleTexts[i].Text = texts[i]
+	}
 	return c, nil
+}
+
+// articleTexts returns the text of each cited article by its position in cited ("" for
+// one the codes do not hold), read in one statement.
+func articleTexts(ctx context.Context, q querier, cited []lawcodes.Citation) ([]string, error) {
+	texts := make([]string, len(cited))
+	if len(cited) == 0 {
+		return texts, nil
+	}
+	codes, numbers := make([]string, len(cited)), make([]string, len(cited))
+	for i, ct := range cited {
+		codes[i], numbers[i] = ct.Code, ct.Number
+	}
+	rows, err := q.Query(ctx, articleTextsSQL, codes, numbers)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var i int
+		var text string
+		if err := rows.Scan(&i, &text); err != nil {
+			return nil, err
+		}
+		texts[i-1] = text
+	}
+	return texts, rows.Err()
 }
 
 // seminarAllowsTutor refuses the tutor while a seminar assignment on the case, set

@@ -1,0 +1,53 @@
+package aigw
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"casus/server/internal/testutil/pgtest"
+)
+
+// TestReadCaseArticlesInOneRead: a case's cited articles are read in one statement, and
+// each text lands on its own reference, titled on a first line, whatever the order of
+// the rows; a reference the codes do not hold, or that is not a reference, has no text.
+func TestReadCaseArticlesInOneRead(t *testing.T) {
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, pgtest.New(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	const id = "cccccccc-1111-4111-8111-000000000003"
+	_, err = pool.Exec(ctx, `
+		insert into code_articles (code, article_number, article_major, title, body, position) values
+		  ('civil', '1357', 1357, 'Condițiile răspunderii', 'Cel care cauzează altuia un prejudiciu…', 1357),
+		  ('civil', '1349', 1349, null, 'Orice persoană are îndatorirea…', 1349);
+		insert into cases (id, case_code, title, domain, legal_problem, case_description, question, verified)
+		values ('`+id+`', 'CIV1ART', 'Caz 1: Geamul spart', 'civil', 'p', 'd', 'q', true);
+		insert into case_articles (case_id, article_number, article_reference) values
+		  ('`+id+`', '1357', 'Art. 1357 C.civ.'), ('`+id+`', '1349', 'Art. 1349 C.civ.'),
+		  ('`+id+`', '9999', 'Art. 9999 C.civ.'), ('`+id+`', 'x', 'Legea nr. 1/2000');`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := readCase(ctx, pool, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"Art. 1357 C.civ.": "Condițiile răspunderii\nCel care cauzează altuia un prejudiciu…",
+		"Art. 1349 C.civ.": "Orice persoană are îndatorirea…",
+		"Art. 9999 C.civ.": "",
+		"Legea nr. 1/2000": "",
+	}
+	if len(c.ArticleTexts) != len(want) {
+		t.Fatalf("articles = %+v", c.ArticleTexts)
+	}
+	for _, a := range c.ArticleTexts {
+		if text, ok := want[a.Ref]; !ok || a.Text != text {
+			t.Errorf("%s: text %q, want %q", a.Ref, a.Text, text)
+		}
+	}
+}
