@@ -162,6 +162,7 @@ exception when duplicate_object or unique_violation then null; end $$`, role, r)
 }
 
 // configureAPI makes the API connections safe for generated SQL:
+//   - jit is off (see below);
 //   - statement_timeout is a startup parameter of the connection, so it bounds every
 //     message, including the parse and plan of a statement that arrives in the same
 //     pipeline as the settings statement (a deeply nested statement prepared before a
@@ -176,6 +177,11 @@ func configureAPI(cfg *pgxpool.Config, statementTimeout time.Duration) {
 	if statementTimeout > 0 {
 		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(statementTimeout.Milliseconds(), 10)
 	}
+	// The data API's statements are short reads and writes, but a nested read within the
+	// request limits (eight embeds deep, readable by anon) is estimated past
+	// jit_above_cost and spent 0.65 s compiling itself for 2 ms of work: one anonymous
+	// request, two-thirds of a core-second. JIT never pays for itself here.
+	cfg.ConnConfig.RuntimeParams["jit"] = "off"
 	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
 		// The connection's own preparation is fixed work, not a request: a short timeout
 		// on a busy machine must not fail it. RESET returns to the startup parameter.
