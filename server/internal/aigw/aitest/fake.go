@@ -41,9 +41,6 @@ const (
 	FaultCut = "cut"
 )
 
-// maxRecorded bounds the request bodies Requests keeps (the most recent ones).
-const maxRecorded = 2000
-
 // Fake is a running fake upstream.
 type Fake struct {
 	URL      string
@@ -154,8 +151,7 @@ func (f *Fake) Reset() {
 	f.mu.Unlock()
 }
 
-// Requests returns the recorded request bodies, oldest first: every request since the
-// last Reset, or the most recent ones (at least maxRecorded/2) after many.
+// Requests returns the recorded request bodies.
 func (f *Fake) Requests() []map[string]any {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -225,11 +221,6 @@ func (f *Fake) messages(w http.ResponseWriter, r *http.Request) {
 	var req map[string]any
 	_ = json.NewDecoder(r.Body).Decode(&req)
 	f.mu.Lock()
-	if len(f.requests) == maxRecorded {
-		// A load run sends tens of thousands of calls with prompts of several kB: the
-		// whole record grew the fake to 0.6 GB. Tests read the last few.
-		f.requests = append(f.requests[:0], f.requests[maxRecorded/2:]...)
-	}
 	f.requests = append(f.requests, req)
 	hold := f.holdOpen
 	if f.holdFor > 0 {
