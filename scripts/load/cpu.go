@@ -11,23 +11,27 @@ import (
 )
 
 // cpuTimes is the CPU time (user + system) spent by the server instances, the proxy in
-// front of them, the PostgreSQL backends of their database and this generator. On a
+// front of them, the PostgreSQL backends of their database, the fake AI provider and this
+// generator (the last two are the harness, but they share the machine). On a
 // machine shared with other work the latencies stretch with its load, but the CPU time a
 // request costs does not, so the report divides these by the requests: a figure to
 // compare runs and changes by.
 type cpuTimes struct {
-	self, proxy time.Duration
-	servers     map[int]time.Duration // by instance process id
-	backends    map[int]time.Duration // by backend process id
+	self, proxy, fake time.Duration
+	servers           map[int]time.Duration // by instance process id
+	backends          map[int]time.Duration // by backend process id
 }
 
-func sampleCPU(ctx context.Context, serverPIDs []int, proxyPID int, database string) cpuTimes {
+func sampleCPU(ctx context.Context, serverPIDs []int, proxyPID, fakePID int, database string) cpuTimes {
 	t := cpuTimes{self: selfCPU(), servers: map[int]time.Duration{}, backends: map[int]time.Duration{}}
 	for _, pid := range serverPIDs {
 		t.servers[pid] = proccpu.Of(pid)
 	}
 	if proxyPID != 0 {
 		t.proxy = proccpu.Of(proxyPID)
+	}
+	if fakePID != 0 {
+		t.fake = proccpu.Of(fakePID)
 	}
 	if database == "" {
 		return t
@@ -50,7 +54,7 @@ func sampleCPU(ctx context.Context, serverPIDs []int, proxyPID int, database str
 
 // since is the CPU time spent from before to t; a backend absent before started since.
 // An instance killed in between (-kill-after) counts for nothing: its time is gone with it.
-func (t cpuTimes) since(before cpuTimes) (server, proxy, db, self time.Duration) {
+func (t cpuTimes) since(before cpuTimes) (server, proxy, fake, db, self time.Duration) {
 	for pid, d := range t.backends {
 		db += d - before.backends[pid]
 	}
@@ -59,7 +63,7 @@ func (t cpuTimes) since(before cpuTimes) (server, proxy, db, self time.Duration)
 			server += d - b
 		}
 	}
-	return server, t.proxy - before.proxy, db, t.self - before.self
+	return server, t.proxy - before.proxy, t.fake - before.fake, db, t.self - before.self
 }
 
 func selfCPU() time.Duration {

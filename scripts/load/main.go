@@ -74,7 +74,7 @@ func run() int {
 
 	cfg := sim.Config{URL: *base, AnonKey: *anon, ServiceKey: *service, Students: *students, Duration: *duration, Ramp: *ramp, Think: *think, Realtime: true}
 	serverPID, dbName := *pid, ""
-	serverPIDs, proxyPID := []int{*pid}, 0
+	serverPIDs, proxyPID, fakePID := []int{*pid}, 0, 0
 	stackNote := "a running server at " + *base
 	if *base == "" {
 		if *cluster < 1 || *cluster > 9 || (*killAfter > 0 && *cluster < 2) {
@@ -86,7 +86,7 @@ func run() int {
 		}
 		defer st.stop()
 		cfg.URL, cfg.AnonKey, cfg.ServiceKey, serverPID, dbName = st.url, st.anonKey, st.serviceKey, st.pid, st.dbName
-		serverPIDs, proxyPID = st.pids, st.proxyPID
+		serverPIDs, proxyPID, fakePID = st.pids, st.proxyPID, st.fakePID
 		stackNote = fmt.Sprintf("a private stack (fake AI: %s per check/grade, %s between stream events)", *aiDelay, *aiStream)
 		if *cluster > 1 {
 			stackNote += fmt.Sprintf(", %d instances behind HAProxy (memory: the first instance's; CPU: all of them)", *cluster)
@@ -134,12 +134,12 @@ func run() int {
 	fmt.Printf("load: arrivals evenly over the first %s: %.1f students a second, %s (-ramp)\n", *ramp, float64(*students)/ramp.Seconds(), arrival)
 	loadBefore := loadAverage()
 	mem := sampleRSS(ctx, serverPID)
-	cpu0 := sampleCPU(ctx, serverPIDs, proxyPID, dbName)
+	cpu0 := sampleCPU(ctx, serverPIDs, proxyPID, fakePID, dbName)
 	res, err := sim.Run(ctx, cfg)
 	if err != nil {
 		return fail(err.Error())
 	}
-	cpu := sampleCPU(ctx, serverPIDs, proxyPID, dbName)
+	cpu := sampleCPU(ctx, serverPIDs, proxyPID, fakePID, dbName)
 	samples := mem.stop()
 	// The targets are for this machine with nothing else running: a busy machine (other
 	// builds and tests) stretches every figure, so the report says how busy it was.
@@ -320,7 +320,7 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Micros
 // cpuReport prints the CPU time the run cost per request, by process, and the share of
 // the machine it used.
 func cpuReport(res *sim.Result, before, after cpuTimes, withDB bool) {
-	server, proxy, db, self := after.since(before)
+	server, proxy, fake, db, self := after.since(before)
 	n := len(res.Events)
 	if n == 0 {
 		return
@@ -337,8 +337,12 @@ func cpuReport(res *sim.Result, before, after cpuTimes, withDB bool) {
 		proxyShare = fmt.Sprintf(", HAProxy %.0f%%", 100*proxy.Seconds()/elapsed.Seconds())
 	}
 	fmt.Printf("CPU per request (all %d, AI calls included): server %s%s, PostgreSQL %s, this generator %s\n", n, per(server), proxyText, dbText, per(self))
-	fmt.Printf("CPU used: server %.0f%%%s, PostgreSQL %.0f%%, generator %.0f%% of one core on average (the machine has %d)\n",
-		100*server.Seconds()/elapsed.Seconds(), proxyShare, 100*db.Seconds()/elapsed.Seconds(), 100*self.Seconds()/elapsed.Seconds(), runtime.NumCPU())
+	fakeShare := ""
+	if fake > 0 {
+		fakeShare = fmt.Sprintf(", fake AI provider %.0f%%", 100*fake.Seconds()/elapsed.Seconds())
+	}
+	fmt.Printf("CPU used: server %.0f%%%s, PostgreSQL %.0f%%, generator %.0f%%%s of one core on average (the machine has %d)\n",
+		100*server.Seconds()/elapsed.Seconds(), proxyShare, 100*db.Seconds()/elapsed.Seconds(), 100*self.Seconds()/elapsed.Seconds(), fakeShare, runtime.NumCPU())
 }
 
 // slowest lists the n slowest successful requests of a kind, each with its send time

@@ -29,6 +29,7 @@ type stack struct {
 	pid                      int   // the first instance's
 	pids                     []int // every instance's
 	proxyPID                 int   // HAProxy's, with several instances
+	fakePID                  int   // the fake AI provider's
 	dbName                   string
 	dir                      string
 	procs                    []*exec.Cmd
@@ -98,9 +99,11 @@ func startStack(ctx context.Context, aiDelay, aiStream time.Duration, instances 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := st.spawn(ctx, "fake-ai", bin, nil, "fake-ai", "--addr", aiAddr, "--delay", aiDelay.String(), "--stream-delay", aiStream.String()); err != nil {
+	fake, err := st.spawn(ctx, "fake-ai", bin, nil, "fake-ai", "--addr", aiAddr, "--delay", aiDelay.String(), "--stream-delay", aiStream.String())
+	if err != nil {
 		return nil, err
 	}
+	st.fakePID = fake.Process.Pid
 
 	secret := "load-" + hex.EncodeToString(b) + "-0123456789abcdef0123456789abcdef"
 	keys := exec.CommandContext(ctx, bin, "keys")
