@@ -176,7 +176,7 @@ select k.n::int as request_index,
   i.id as identity_id, i.provider_id as identity_provider_id, i.identity_data, i.provider as identity_provider,
   i.last_sign_in_at as identity_last_sign_in_at, i.created_at as identity_created_at,
   i.updated_at as identity_updated_at, i.email as identity_email,
-  coalesce(casus_meta.user_factors_json(u.id)::text, '')::text as factors_json
+  coalesce((select v.factors::text from casus_meta.user_factors v where v.user_id = u.id), '')::text as factors_json
 from unnest(sqlc.arg(session_ids)::uuid[]) with ordinality as k (sid, n)
 join auth.sessions s on s.id = k.sid and s.user_id = (sqlc.arg(user_ids)::uuid[])[k.n]
 join auth.users u on u.id = s.user_id
@@ -187,7 +187,8 @@ where u.deleted_at is null;
 -- A sign-in in one atomic statement: the session, its first refresh token, how it was
 -- authenticated (the amr claim) and the user's last_sign_in_at, returning the session id
 -- with the user's identities, one row per identity (one row with null identity columns
--- when it has none), in the columns SessionUserIdentitiesBatch reads them.
+-- when it has none), in the columns SessionUserIdentitiesBatch reads them, and the user's
+-- MFA factors ('' for none).
 with s as (
   insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip, refreshed_at)
   values (gen_random_uuid(), sqlc.arg(user_id), now(), now(), 'aal1', sqlc.arg(user_agent), sqlc.narg(ip)::inet, now())
@@ -205,7 +206,8 @@ with s as (
 select s.id, (select last_sign_in_at from u) as last_sign_in_at, (select updated_at from u)::timestamptz as updated_at,
   i.id as identity_id, i.provider_id as identity_provider_id, i.identity_data, i.provider as identity_provider,
   i.last_sign_in_at as identity_last_sign_in_at, i.created_at as identity_created_at,
-  i.updated_at as identity_updated_at, i.email as identity_email
+  i.updated_at as identity_updated_at, i.email as identity_email,
+  coalesce((select v.factors::text from casus_meta.user_factors v where v.user_id = s.user_id), '')::text as factors_json
 from s left join auth.identities i on i.user_id = s.user_id;
 
 -- name: SessionAMR :many

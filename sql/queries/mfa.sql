@@ -13,7 +13,7 @@ from auth.mfa_factors where user_id = $1 order by created_at;
 
 -- name: FactorsJSON :one
 -- The user object's "factors" (GoTrue's Factor JSON), '' when there are none.
-select coalesce(casus_meta.user_factors_json(sqlc.arg(user_id)::uuid)::text, '')::text as factors;
+select coalesce((select v.factors::text from casus_meta.user_factors v where v.user_id = sqlc.arg(user_id)::uuid), '')::text as factors;
 
 -- name: FactorCreate :exec
 insert into auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at, secret)

@@ -257,7 +257,7 @@ func (q *Queries) FactorsDeleteUnverified(ctx context.Context, arg FactorsDelete
 }
 
 const factorsJSON = `-- name: FactorsJSON :one
-select coalesce(casus_meta.user_factors_json($1::uuid)::text, '')::text as factors
+select coalesce((select v.factors::text from casus_meta.user_factors v where v.user_id = $1::uuid), '')::text as factors
 `
 
 // The user object's "factors" (GoTrue's Factor JSON), ” when there are none.

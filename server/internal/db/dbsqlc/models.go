@@ -524,6 +524,11 @@ type CasusMetaTutorTurn struct {
 	CreatedAt pgtype.Timestamptz `json:"created_at"`
 }
 
+type CasusMetaUserFactor struct {
+	UserID  pgtype.UUID `json:"user_id"`
+	Factors []byte      `json:"factors"`
+}
+
 type CategoryLabel struct {
 	Domain      string      `json:"domain"`
 	CategoryID  string      `json:"category_id"`
