@@ -85,44 +85,57 @@ func (c *call) tutor(caseID string, msgs []message) error {
 }
 
 // claimRound records the question as this user's next round on the case and returns the
-// earlier turns, or turnID 0 when the rounds are used up.
+// earlier turns, or turnID 0 when the rounds are used up. The lock, the read of the turns
+// and the conditional insert go as one batch, one round trip, run by PostgreSQL as one
+// implicit transaction (see reserve): the insert counts the questions itself, after the
+// lock, so concurrent questions cannot all slip in as the last round.
 func (s *Server) claimRound(ctx context.Context, uid, caseID, question string) (history []turn, turnID int64, err error) {
-	err = pgx.BeginFunc(ctx, s.d.Owner, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "select pg_advisory_xact_lock(hashtextextended($1 || '/' || $2, 15))", uid, caseID); err != nil {
-			return err
+	b := &pgx.Batch{}
+	b.Queue("select pg_advisory_xact_lock(hashtextextended($1 || '/' || $2, 15))", uid, caseID)
+	b.Queue(`select role, content from casus_meta.tutor_turns where user_id = $1 and case_id = $2 order by id`, uid, caseID)
+	b.Queue(`insert into casus_meta.tutor_turns (user_id, case_id, role, content)
+		select $1, $2, 'user', $3
+		where (select count(*) from casus_meta.tutor_turns where user_id = $1 and case_id = $2 and role = 'user') < $4
+		returning id`, uid, caseID, question, tutorRounds)
+	br := s.d.Owner.SendBatch(ctx, b)
+	defer func() {
+		if cerr := br.Close(); err == nil {
+			err = cerr
 		}
-		rows, err := tx.Query(ctx, `select role, content from casus_meta.tutor_turns where user_id = $1 and case_id = $2 order by id`, uid, caseID)
 		if err != nil {
-			return err
+			history, turnID = nil, 0
 		}
-		asked := 0
-		for rows.Next() {
-			var t turn
-			if err := rows.Scan(&t.Role, &t.Content); err != nil {
-				return err
-			}
-			if t.Role == "user" {
-				asked++
-			}
-			// A question whose answer never came (the browser left mid-stream) is kept
-			// as a round but not sent again: the model sees strict user/assistant turns.
-			if n := len(history); n > 0 && history[n-1].Role == t.Role {
-				history = history[:n-1]
-			}
-			history = append(history, t)
+	}()
+	if _, err = br.Exec(); err != nil {
+		return nil, 0, err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return nil, 0, err
+	}
+	for rows.Next() {
+		var t turn
+		if err = rows.Scan(&t.Role, &t.Content); err != nil {
+			rows.Close()
+			return nil, 0, err
 		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if n := len(history); n > 0 && history[n-1].Role == "user" {
+		// A question whose answer never came (the browser left mid-stream) is kept
+		// as a round but not sent again: the model sees strict user/assistant turns.
+		if n := len(history); n > 0 && history[n-1].Role == t.Role {
 			history = history[:n-1]
 		}
-		if asked >= tutorRounds {
-			return nil
-		}
-		return tx.QueryRow(ctx, `insert into casus_meta.tutor_turns (user_id, case_id, role, content) values ($1, $2, 'user', $3) returning id`,
-			uid, caseID, question).Scan(&turnID)
-	})
+		history = append(history, t)
+	}
+	rows.Close()
+	if err = rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	if n := len(history); n > 0 && history[n-1].Role == "user" {
+		history = history[:n-1]
+	}
+	if err = br.QueryRow().Scan(&turnID); errors.Is(err, pgx.ErrNoRows) {
+		return history, 0, nil // the rounds are used up
+	}
 	return history, turnID, err
 }
 
@@ -133,16 +146,42 @@ func (s *Server) releaseRound(ctx context.Context, turnID int64) {
 }
 
 // loadCaseAs reads a case as the caller, so RLS decides whether they may see it (a
-// rejected case of another author is "not found", as through the data API).
+// rejected case of another author is "not found", as through the data API). The case goes
+// as the data API's requests go, in one round trip (the role's settings and the read, one
+// implicit transaction); the texts of its articles, the shipped codes every account may
+// read, in a second.
 func (s *Server) loadCaseAs(ctx context.Context, claims *authn.Claims, id string) (prompts.Case, error) {
 	var c prompts.Case
-	err := db.AsRolePrepared(ctx, s.d.API, claims, db.ReadOnly, db.RequestInfo{}, []string{caseSQL, articleTextsSQL}, func(tx pgx.Tx) error {
-		var err error
-		c, err = readCase(ctx, tx, id)
-		return err
+	if !canonicalUUID(id) {
+		return c, errCaseNotFound
+	}
+	conn, err := s.d.API.Acquire(ctx)
+	if err != nil {
+		return c, err
+	}
+	defer conn.Release()
+	found := false
+	err = db.SendAsRole(ctx, conn.Conn(), claims, db.ReadOnly, db.RequestInfo{}, false, func(b *pgx.Batch) {
+		b.Queue(caseSQL, id).QueryRow(func(r pgx.Row) error {
+			err := scanCase(r, &c)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil
+			}
+			found = err == nil
+			return err
+		})
 	})
-	return c, err
+	if err != nil {
+		return c, err
+	}
+	if !found {
+		return c, errCaseNotFound
+	}
+	conn.Release()
+	return c, withArticleTexts(ctx, s.d.Owner, &c)
 }
+
+var errCaseNotFound = &apiError{404, "not_found_error", "Cazul nu există."}
 
 // querier is what readCase needs of a transaction or a pool.
 type querier interface {
@@ -171,15 +210,26 @@ const articleTextsSQL = `select r.i::int, coalesce(nullif(a.title, '') || E'\n',
 func readCase(ctx context.Context, q querier, id string) (prompts.Case, error) {
 	var c prompts.Case
 	if !canonicalUUID(id) {
-		return c, &apiError{404, "not_found_error", "Cazul nu există."}
+		return c, errCaseNotFound
 	}
-	err := q.QueryRow(ctx, caseSQL, id).Scan(&c.Title, &c.Domain, &c.LegalProblem, &c.Description, &c.Question, &c.Articles, &c.Steps, &c.Hints)
+	err := scanCase(q.QueryRow(ctx, caseSQL, id), &c)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return c, &apiError{404, "not_found_error", "Cazul nu există."}
+		return c, errCaseNotFound
 	}
 	if err != nil {
 		return c, err
 	}
+	return c, withArticleTexts(ctx, q, &c)
+}
+
+// scanCase reads caseSQL's row.
+func scanCase(r pgx.Row, c *prompts.Case) error {
+	return r.Scan(&c.Title, &c.Domain, &c.LegalProblem, &c.Description, &c.Question, &c.Articles, &c.Steps, &c.Hints)
+}
+
+// withArticleTexts gives the case the texts of the articles it cites, read in one
+// statement whatever their number.
+func withArticleTexts(ctx context.Context, q querier, c *prompts.Case) error {
 	var cited []lawcodes.Citation
 	for _, ref := range c.Articles {
 		a := prompts.Article{Ref: ref}
@@ -192,12 +242,12 @@ func readCase(ctx context.Context, q querier, id string) (prompts.Case, error) {
 	}
 	texts, err := articleTexts(ctx, q, cited)
 	if err != nil {
-		return c, err
+		return err
 	}
 	for i := range c.ArticleTexts {
 		c.ArticleTexts[i].Text = texts[i]
 	}
-	return c, nil
+	return nil
 }
 
 // articleTexts returns the text of each cited article by its position in cited ("" for
