@@ -55,14 +55,6 @@ func (e ErrRoleNotAllowed) Error() string { return fmt.Sprintf("role %q does not
 // The setup travels in the same round trip as fn's first statement when fn uses
 // pgx's batch; otherwise it costs one extra round trip.
 func AsRole(ctx context.Context, pool *pgxpool.Pool, claims *authn.Claims, mode Mode, info RequestInfo, fn func(pgx.Tx) error) error {
-	return AsRolePrepared(ctx, pool, claims, mode, info, nil, fn)
-}
-
-// AsRolePrepared is AsRole for fixed statements fn runs on every call: each of prepared
-// is kept prepared on the connection (within the bounds of prepareBounded, as the login
-// role before the switch), so that it is parsed and planned once per connection rather
-// than on every request (a case read with its policies cost 1 ms of planning each time).
-func AsRolePrepared(ctx context.Context, pool *pgxpool.Pool, claims *authn.Claims, mode Mode, info RequestInfo, prepared []string, fn func(pgx.Tx) error) error {
 	setup, args, err := roleSetup(claims, info, false) // BEGIN READ ONLY sets the mode
 	if err != nil {
 		return err
@@ -71,17 +63,7 @@ func AsRolePrepared(ctx context.Context, pool *pgxpool.Pool, claims *authn.Claim
 	if mode == ReadOnly {
 		opts.AccessMode = pgx.ReadOnly
 	}
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Release()
-	for _, q := range prepared {
-		if err := prepareBounded(ctx, conn.Conn(), q); err != nil {
-			return err
-		}
-	}
-	return pgx.BeginTxFunc(ctx, conn, opts, func(tx pgx.Tx) error {
+	return pgx.BeginTxFunc(ctx, pool, opts, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, setup, args...); err != nil {
 			return err
 		}

@@ -64,35 +64,3 @@ func TestAsRoleSetsRoleAndClaims(t *testing.T) {
 		t.Fatalf("role postgres: err=%v", err)
 	}
 }
-
-// AsRolePrepared keeps its fixed statements prepared on the connection, so a request
-// that runs them every time plans them once per connection; the statements still run
-// as the caller with the request's settings, and the request's tx ends as AsRole's does.
-func TestAsRolePreparedKeepsStatements(t *testing.T) {
-	url := pgtest.New(t)
-	ctx := context.Background()
-	secret := []byte("0123456789abcdef0123456789abcdef")
-	pools, err := db.OpenPools(ctx, url, secret, db.PoolOptions{OwnerConns: 2, APIConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pools.Close()
-	claims := &authn.Claims{Role: authn.RoleAuthenticated, Raw: map[string]any{"sub": "6a1f1d3e-0c9b-4b6c-9a59-3c1f5d2c7e11", "role": "authenticated"}}
-	claims.Subject = "6a1f1d3e-0c9b-4b6c-9a59-3c1f5d2c7e11"
-	// (Statements naming a schema the login role may not use, as auth, stay unprepared.)
-	const q = "select current_user::text, current_setting('request.jwt.claim.sub'), $1::int + 1"
-	for i := range 3 {
-		var role, uid string
-		var n int
-		err := db.AsRolePrepared(ctx, pools.API, claims, db.ReadOnly, db.RequestInfo{}, []string{q}, func(tx pgx.Tx) error {
-			return tx.QueryRow(ctx, q, i).Scan(&role, &uid, &n)
-		})
-		if err != nil || role != "authenticated" || uid != claims.Subject || n != i+1 {
-			t.Fatalf("call %d: role=%s uid=%s n=%d err=%v", i, role, uid, n, err)
-		}
-	}
-	var kept int
-	if err := pools.API.QueryRow(ctx, "select count(*) from pg_prepared_statements where statement = $1", q).Scan(&kept); err != nil || kept != 1 {
-		t.Fatalf("the statement is prepared %d times on the one connection (err %v), want 1", kept, err)
-	}
-}
