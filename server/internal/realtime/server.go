@@ -132,6 +132,7 @@ func New(ctx context.Context, d deps.Deps) (*Server, error) {
 	// joined in that window would miss another instance's broadcast or a committed change.
 	// Serving starts only once both connections listen.
 	s.awaitListeners(ctx)
+	s.wal.awaitHolder(ctx)
 	return s, nil
 }
 

@@ -75,8 +75,10 @@ type walReader struct {
 	// filterFrom is when the stream may start dropping unwatched tables' rows (used
 	// by the stream only).
 	filterFrom time.Time
-	// seenHolder is when another instance last announced that it streams (unix nanos).
+	// seenHolder is when another instance last announced that it streams (unix nanos);
+	// heard receives a token at each announcement (awaitHolder waits on it).
 	seenHolder atomic.Int64
+	heard      chan struct{}
 
 	types   sync.Map // type oid → regtype text, for the values decoded in SQL
 	deliver chan walBatch
@@ -126,7 +128,7 @@ func slotName(database string) string {
 }
 
 func newWALReader(s *Server) *walReader {
-	return &walReader{s: s, deliver: make(chan walBatch, 1024)}
+	return &walReader{s: s, deliver: make(chan walBatch, 1024), heard: make(chan struct{}, 1)}
 }
 
 // WALLevelMessage is the line a server whose PostgreSQL does not decode logically logs at
@@ -214,7 +216,48 @@ func (w *walReader) ready() bool {
 }
 
 // sawHolder records another instance's announcement that it streams the slot.
-func (w *walReader) sawHolder() { w.seenHolder.Store(time.Now().UnixNano()) }
+func (w *walReader) sawHolder() {
+	w.seenHolder.Store(time.Now().UnixNano())
+	select {
+	case w.heard <- struct{}{}:
+	default:
+	}
+}
+
+// awaitHolder returns once this starting instance has heard from the instance that
+// streams the slot, when another one does (the holder answers a starting instance's
+// sync at once), or after listenWait. Until then a join here would not wait for the
+// holder to learn its tables (interest.await), and the holder, which drops the changes
+// of tables no announcement names, would drop those the join asked for: a change
+// committed after the join's reply was lost when a client joined a just-started
+// instance.
+func (w *walReader) awaitHolder(ctx context.Context) {
+	if !w.enabled {
+		return
+	}
+	recheck := time.NewTicker(100 * time.Millisecond)
+	defer recheck.Stop()
+	deadline := time.NewTimer(listenWait)
+	defer deadline.Stop()
+	for !w.ready() {
+		// No other instance streams: nothing to hear (a new holder starts by handing on
+		// every table for interestGrace).
+		var active bool
+		err := w.s.d.Owner.QueryRow(ctx, "select coalesce(bool_or(active), false) from pg_replication_slots where slot_name = $1", w.slot).Scan(&active)
+		if err != nil || !active {
+			return
+		}
+		select {
+		case <-w.heard:
+		case <-recheck.C: // this instance may have taken the slot over, or the holder gone
+		case <-deadline.C:
+			w.s.d.Log.Warn("realtime: starting before hearing from the instance that reads the WAL; changes may be missed until it answers")
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
 
 // elect tries to take the holder's lock, and streams the slot while it holds it.
 func (w *walReader) elect() {
