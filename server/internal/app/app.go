@@ -58,7 +58,8 @@ func Prepare(ctx context.Context, cfg *config.Config, log *slog.Logger, migrate 
 		log.Info("database migrated", "platform", v.Platform, "app", v.App)
 	}
 	pools, err := db.OpenPools(ctx, url, cfg.JWTSecret, db.PoolOptions{
-		Role: cfg.DBAuthenticator, OwnerConns: int32(cfg.DBOwnerPool), APIConns: int32(cfg.DBPool), StatementTimeout: cfg.StatementTimeout,
+		Role: cfg.DBAuthenticator, OwnerConns: int32(cfg.DBOwnerPool), APIConns: int32(cfg.DBPool),
+		APIMinConns: int32(cfg.DBPoolMin), StatementTimeout: cfg.StatementTimeout,
 	})
 	if err != nil {
 		stopCluster()

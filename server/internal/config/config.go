@@ -125,6 +125,7 @@ type Config struct {
 	HTTPIdleTimeout       time.Duration // HTTP_IDLE_TIMEOUT (s)
 	DBPool                int           // DB_POOL: connections of the data-API pool (PostgREST's db-pool)
 	DBOwnerPool           int           // DB_OWNER_POOL: connections of the owner pool (auth, AI gateway, realtime feed)
+	DBPoolMin             int           // DB_POOL_MIN: data-API connections opened at start and kept while idle
 	// DBAuthenticator (DB_AUTHENTICATOR) is the API pool's login role; empty means
 	// "<database>_authenticator", one per deployment (roles are cluster-wide).
 	DBAuthenticator string
@@ -243,8 +244,14 @@ func Load() (*Config, error) {
 	// 5 connections gave a p99 of about 20 ms, 16 connections 37–75 ms
 	// (scripts/bench.sh rest).
 	c.DBPool = num("DB_POOL", 2*runtime.NumCPU()+1)
-	// Sign-in holds an owner connection while bcrypt runs, so this pool is wider.
+	// Auth, the AI gateway, realtime and the schema cache share this pool (a sign-in
+	// holds none of its connections while bcrypt runs).
 	c.DBOwnerPool = num("DB_OWNER_POOL", 16)
+	// Each opened connection costs PostgreSQL a backend start (tens of milliseconds of
+	// CPU on a small VM); several instances on one database may want fewer idle ones.
+	if c.DBPoolMin = num("DB_POOL_MIN", 4); c.DBPoolMin < 1 {
+		errs = append(errs, fmt.Errorf("DB_POOL_MIN must be at least 1, not %d", c.DBPoolMin))
+	}
 	c.AIDailyRequests = num("AI_DAILY_REQUESTS", 200)
 	c.AIDailyTokens = num("AI_DAILY_TOKENS", 400000)
 	c.RealtimeMaxChannels = num("REALTIME_MAX_CHANNELS_PER_CLIENT", 100)

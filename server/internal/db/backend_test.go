@@ -113,13 +113,14 @@ func TestKeepBackendHeapStopsPerStatementPageFaults(t *testing.T) {
 func TestAPIPoolOpensMinConnsAtStart(t *testing.T) {
 	url := pgtest.New(t)
 	ctx := context.Background()
-	for _, tc := range []struct{ size, want int32 }{{2, 2}, {16, 4}} {
-		pools, err := db.OpenPools(ctx, url, []byte("0123456789abcdef0123456789abcdef"), db.PoolOptions{OwnerConns: tc.size})
+	// DB_POOL_MIN (APIMinConns) sets the number, still bounded by the size.
+	for _, tc := range []struct{ size, min, want int32 }{{2, 0, 2}, {16, 0, 4}, {16, 1, 1}, {16, 6, 6}, {3, 6, 3}} {
+		pools, err := db.OpenPools(ctx, url, []byte("0123456789abcdef0123456789abcdef"), db.PoolOptions{OwnerConns: tc.size, APIMinConns: tc.min})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := pools.API.Config().MinConns; got != tc.want {
-			t.Errorf("pool of %d: MinConns %d, want %d", tc.size, got, tc.want)
+			t.Errorf("pool of %d (min %d): MinConns %d, want %d", tc.size, tc.min, got, tc.want)
 		}
 		deadline := time.Now().Add(30 * time.Second)
 		for pools.API.Stat().IdleConns() < tc.want && time.Now().Before(deadline) {

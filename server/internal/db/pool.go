@@ -65,7 +65,8 @@ func AuthenticatorPassword(secret []byte, role string) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// apiMinConns is how many API connections stay open while idle.
+// apiMinConns is how many API connections stay open while idle, unless
+// PoolOptions.APIMinConns says otherwise.
 const apiMinConns = 4
 
 // PoolOptions name the login role, size the pools and bound the API's statements.
@@ -75,6 +76,9 @@ type PoolOptions struct {
 	// OwnerConns sizes the owner pool (16 when not positive) and, unless APIConns is
 	// positive, the API pool too.
 	OwnerConns, APIConns int32
+	// APIMinConns, when positive, is how many API connections open at start and stay
+	// open while idle (apiMinConns otherwise), at most the pool's size.
+	APIMinConns int32
 	// StatementTimeout, when positive, is the API connections' statement_timeout.
 	StatementTimeout time.Duration
 }
@@ -120,7 +124,11 @@ func OpenPools(ctx context.Context, databaseURL string, secret []byte, opts Pool
 		// Connections open at start, not during a ramp of first requests: each new one
 		// pays the backend's start, KeepBackendHeap and the role statements' preparation.
 		// Bounded, so an idle server holds few backends (pool_min_conns in the URL wins).
-		apiCfg.MinConns = min(apiMinConns, apiCfg.MaxConns)
+		want := int32(apiMinConns)
+		if opts.APIMinConns > 0 {
+			want = opts.APIMinConns
+		}
+		apiCfg.MinConns = min(want, apiCfg.MaxConns)
 	}
 	configureAPI(apiCfg, opts.StatementTimeout)
 	api, err := pgxpool.NewWithConfig(ctx, apiCfg)

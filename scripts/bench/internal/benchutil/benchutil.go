@@ -193,7 +193,7 @@ func MS(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Micros
 // in the new backend. Baseline pools use it so both sides run on identically prepared
 // backends and the ratio compares only the request work.
 func KeepBackendHeap(ctx context.Context, conn *pgx.Conn) error {
-	_, err := conn.Exec(ctx, "select length(repeat(' ', 4194304))")
+	_, err := conn.Exec(ctx, "select octet_length(repeat(repeat(' ', 4096), 1024))")
 	return err
 }
 

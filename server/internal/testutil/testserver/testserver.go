@@ -54,6 +54,9 @@ func StartLogging(t testing.TB, tweak func(*config.Config), w io.Writer) *Server
 		DBAggregatesEnabled: true,
 		// Prefer: tx=rollback honoured, as the postgrest-js suite's own server allows it.
 		DBTxEnd: "commit-allow-override", DBConfig: true,
+		// One idle API connection: most tests make a few requests, and each connection
+		// opened at start costs PostgreSQL a backend (the suite starts hundreds of servers).
+		DBPoolMin: 1,
 		DBSchemas: []string{"public"}, DBMaxRows: 1000, StatementTimeout: 8 * time.Second, MaxBodyBytes: 1 << 20,
 		HTTPReadTimeout: 30 * time.Second, HTTPReadHeaderTimeout: 10 * time.Second, HTTPIdleTimeout: 30 * time.Second,
 		AIModel: "claude-test", AIModels: []string{"claude-test"}, AIDailyRequests: 1000, AIDailyTokens: 1_000_000,
