@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"casus/server/internal/lawcodes"
 	"casus/server/internal/testutil/pgtest"
 )
 
@@ -49,5 +50,37 @@ func TestReadCaseArticlesInOneRead(t *testing.T) {
 		if text, ok := want[a.Ref]; !ok || a.Text != text {
 			t.Errorf("%s: text %q, want %q", a.Ref, a.Text, text)
 		}
+	}
+}
+
+// TestArticleTextsPlannedOnce: the gateway reads article texts before every model call.
+// The join used to be planned on each of them (PostgreSQL preferred a custom plan for
+// the few pairs a case cites); now a connection plans it once. Its answers are checked
+// above.
+func TestArticleTextsPlannedOnce(t *testing.T) {
+	ctx := context.Background()
+	p := pgtest.NewPlanCounter(t, pgtest.New(t))
+	// The plan PostgreSQL prefers depends on the table: as many articles as the shipped
+	// codes hold, and their statistics.
+	_, err := p.Conn.Exec(ctx, `
+		insert into code_articles (code, article_number, article_major, title, body, position)
+		select c, n::text, n, 'Titlu ' || n, repeat('Text al articolului. ', 20), n
+		from (values ('civil', 2700), ('penal', 450), ('constitutional', 160)) v(c, k), generate_series(1, k) n;
+		analyze code_articles`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cited := []lawcodes.Citation{{Code: "civil", Number: "1357"}, {Code: "civil", Number: "1349"}, {Code: "penal", Number: "188"}}
+	const calls = 20
+	before := p.Plans()
+	for range calls {
+		if _, err := articleTexts(ctx, p.Conn, cited); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// pgx prepares the statement; PostgreSQL plans the call custom five times, then
+	// generic, and the function's join once.
+	if n := p.Plans() - before; n > calls/2 {
+		t.Errorf("%d plans for %d reads of the same articles", n, calls)
 	}
 }

@@ -200,10 +200,9 @@ const caseSQL = `select title, domain, legal_problem, case_description, question
 
 // articleTextsSQL reads the texts of several articles at once, each with its title on
 // a first line; $1 and $2 are parallel arrays of codes and numbers, and each row names
-// its pair by position (1-based). A pair that is not in the codes has no row.
-const articleTextsSQL = `select r.i::int, coalesce(nullif(a.title, '') || E'\n', '') || a.body
-		from unnest($1::text[], $2::text[]) with ordinality as r(code, number, i)
-		join code_articles a on a.code = r.code and a.article_number = r.number`
+// its pair by position (1-based). A pair that is not in the codes has no row. The
+// function (sql/app 031) plans its join once per connection, not once per call.
+const articleTextsSQL = `select pos, article from casus_meta.article_texts($1::text[], $2::text[])`
 
 // readCase reads a case with its cited articles and their texts from code_articles, in
 // two statements whatever the number of articles.
