@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"log"
 	"net/http"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -110,7 +111,7 @@ func main() {
 
 	const conc = 32
 	if run("signin") {
-		signIn(c, srv.URL, hdr, sessions)
+		signIn(ctx, c, srv, dbURL, hdr, sessions)
 	}
 	if run("refresh") {
 		refreshes(c, srv.URL, hdr, sessions[:conc])
@@ -127,7 +128,8 @@ type session struct{ access, refresh, id string }
 // process). Then it checks that a burst of sign-ins leaves other requests their latency:
 // GET /auth/v1/user answered alone, and again while the sign-in workers keep every
 // hashing slot busy.
-func signIn(c *http.Client, base string, hdr map[string]string, sessions []session) {
+func signIn(ctx context.Context, c *http.Client, srv *benchutil.Server, dbURL string, hdr map[string]string, sessions []session) {
+	base := srv.URL
 	hash, _ := bcrypt.GenerateFromPassword([]byte("parola-bench"), 10)
 	const signConc = 8
 	login := func(w int) error {
@@ -139,16 +141,29 @@ func signIn(c *http.Client, base string, hdr map[string]string, sessions []sessi
 	var bcryptRate, signRate float64
 	var signLat []time.Duration
 	var signErr int64
+	var spent cpuSplit // CPU time during the sign-in rounds
+	// Warm-up, not measured: the server's connections to PostgreSQL open on demand, and
+	// the first burst of sign-ins opens a connection per concurrent sign-in (each new
+	// backend's start and heap hint cost tens of milliseconds of PostgreSQL's CPU: a
+	// start-up cost, not a sign-in's).
+	benchutil.Run(signConc, time.Second, login)
 	for range signInRounds {
 		r, _, _ := benchutil.Run(signConc, 2*time.Second, compare)
 		bcryptRate += r / signInRounds
+		before := sampleSplit(ctx, srv.Cmd.Process.Pid, dbURL)
 		r, l, e := benchutil.Run(signConc, 2*time.Second, login)
+		spent = spent.add(sampleSplit(ctx, srv.Cmd.Process.Pid, dbURL).sub(before))
 		signRate += r / signInRounds
 		signLat, signErr = append(signLat, l...), signErr+e
 	}
 	fmt.Printf("bcrypt cost 10 (baseline):  %7.1f comparisons/s  (%d workers, every core)\n", bcryptRate, signConc)
 	fmt.Printf("password sign-in:           %7.1f sign-ins/s     p50 %s p99 %s, errors %d\n", signRate, benchutil.MS(benchutil.Percentile(signLat, 50)), benchutil.MS(benchutil.Percentile(signLat, 99)), signErr)
 	fmt.Printf("ratio sign-in / bcrypt:     %7.2f   (target ≥ 0.95)\n", signRate/bcryptRate)
+	if n := float64(len(signLat)); n > 0 {
+		per := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000/n) }
+		fmt.Printf("CPU per sign-in:            server %s (one comparison: %.1f ms), PostgreSQL %s, this client %s, idle %s (of both cores)\n",
+			per(spent.server), 1000*float64(runtime.NumCPU())/max(bcryptRate, 1), per(spent.db), per(spent.self), per(spent.idle))
+	}
 
 	// The probe: two workers reading their user, as students' pages do between sign-ins.
 	const probeConc = 2
