@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"syscall"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"casus/scripts/internal/proccpu"
 )
@@ -23,7 +20,7 @@ type cpuTimes struct {
 }
 
 func sampleCPU(ctx context.Context, serverPIDs []int, proxyPID, fakePID int, database string) cpuTimes {
-	t := cpuTimes{self: selfCPU(), servers: map[int]time.Duration{}, backends: map[int]time.Duration{}}
+	t := cpuTimes{self: proccpu.Self(), servers: map[int]time.Duration{}}
 	for _, pid := range serverPIDs {
 		t.servers[pid] = proccpu.Of(pid)
 	}
@@ -33,21 +30,8 @@ func sampleCPU(ctx context.Context, serverPIDs []int, proxyPID, fakePID int, dat
 	if fakePID != 0 {
 		t.fake = proccpu.Of(fakePID)
 	}
-	if database == "" {
-		return t
-	}
-	conn, err := pgx.Connect(ctx, adminURL())
-	if err != nil {
-		return t
-	}
-	defer conn.Close(ctx)
-	rows, _ := conn.Query(ctx, "select pid from pg_stat_activity where datname = $1", database)
-	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
-	if err != nil {
-		return t
-	}
-	for _, pid := range pids {
-		t.backends[int(pid)] = proccpu.Of(int(pid))
+	if database != "" {
+		t.backends = proccpu.Backends(ctx, adminURL(), database)
 	}
 	return t
 }
@@ -55,21 +39,11 @@ func sampleCPU(ctx context.Context, serverPIDs []int, proxyPID, fakePID int, dat
 // since is the CPU time spent from before to t; a backend absent before started since.
 // An instance killed in between (-kill-after) counts for nothing: its time is gone with it.
 func (t cpuTimes) since(before cpuTimes) (server, proxy, fake, db, self time.Duration) {
-	for pid, d := range t.backends {
-		db += d - before.backends[pid]
-	}
+	db = proccpu.Spent(before.backends, t.backends)
 	for pid, d := range t.servers {
 		if b, ok := before.servers[pid]; ok && d >= b {
 			server += d - b
 		}
 	}
 	return server, t.proxy - before.proxy, t.fake - before.fake, db, t.self - before.self
-}
-
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -5,52 +5,33 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"casus/scripts/bench/internal/benchutil"
 	"casus/scripts/internal/proccpu"
 )
 
-// cpuSplit is CPU time by who spent it: the server process, the PostgreSQL backends of
-// the bench's database, this process (the client, and the baseline's comparisons outside
-// the sign-in rounds) and no one (both cores' idle time). Dividing it by the sign-ins
-// shows where the time a sign-in costs beyond its bcrypt comparison goes.
+// cpuSample holds the CPU counters at one moment: the server process, the PostgreSQL
+// backends of the bench's database (by process id), this process (the client, and the
+// baseline's comparisons outside the sign-in rounds) and both cores' idle time.
+type cpuSample struct {
+	server, self, idle time.Duration
+	backends           map[int]time.Duration
+}
+
+// cpuSplit is the CPU time spent between samples, by who spent it; divided by the
+// sign-ins it shows where the time a sign-in costs beyond its comparison goes.
 type cpuSplit struct{ server, db, self, idle time.Duration }
 
-func (a cpuSplit) add(b cpuSplit) cpuSplit {
-	return cpuSplit{a.server + b.server, a.db + b.db, a.self + b.self, a.idle + b.idle}
+func sampleCPU(ctx context.Context, serverPID int, database string) cpuSample {
+	return cpuSample{server: proccpu.Of(serverPID), self: proccpu.Self(), idle: machineIdle(),
+		backends: proccpu.Backends(ctx, benchutil.AdminURL(), database)}
 }
 
-func (a cpuSplit) sub(b cpuSplit) cpuSplit {
-	return cpuSplit{a.server - b.server, a.db - b.db, a.self - b.self, a.idle - b.idle}
-}
-
-// sampleSplit reads the counters now. The backends are summed by process id at each
-// sample, so one that started in between counts from zero.
-func sampleSplit(ctx context.Context, serverPID int, dbURL string) cpuSplit {
-	s := cpuSplit{server: proccpu.Of(serverPID), idle: machineIdle()}
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		s.self = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
-	conn, err := pgx.Connect(ctx, benchutil.AdminURL())
-	if err != nil {
-		return s
-	}
-	defer conn.Close(ctx)
-	name := dbURL[strings.LastIndexByte(dbURL, '/')+1:]
-	if i := strings.IndexByte(name, '?'); i >= 0 {
-		name = name[:i]
-	}
-	rows, _ := conn.Query(ctx, "select pid from pg_stat_activity where datname = $1", name)
-	pids, _ := pgx.CollectRows(rows, pgx.RowTo[int32])
-	for _, pid := range pids {
-		s.db += proccpu.Of(int(pid))
-	}
-	return s
+// add adds what was spent from before to after.
+func (s cpuSplit) add(before, after cpuSample) cpuSplit {
+	return cpuSplit{s.server + after.server - before.server, s.db + proccpu.Spent(before.backends, after.backends),
+		s.self + after.self - before.self, s.idle + after.idle - before.idle}
 }
 
 // machineIdle is the idle time of every core so far (the idle and iowait columns of the

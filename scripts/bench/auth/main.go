@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/crypto/bcrypt"
 
@@ -130,6 +131,10 @@ type session struct{ access, refresh, id string }
 // hashing slot busy.
 func signIn(ctx context.Context, c *http.Client, srv *benchutil.Server, dbURL string, hdr map[string]string, sessions []session) {
 	base := srv.URL
+	dbCfg, err := pgx.ParseConfig(dbURL)
+	if err != nil {
+		log.Fatal(err)
+	}
 	hash, _ := bcrypt.GenerateFromPassword([]byte("parola-bench"), 10)
 	const signConc = 8
 	login := func(w int) error {
@@ -150,9 +155,9 @@ func signIn(ctx context.Context, c *http.Client, srv *benchutil.Server, dbURL st
 	for range signInRounds {
 		r, _, _ := benchutil.Run(signConc, 2*time.Second, compare)
 		bcryptRate += r / signInRounds
-		before := sampleSplit(ctx, srv.Cmd.Process.Pid, dbURL)
+		before := sampleCPU(ctx, srv.Cmd.Process.Pid, dbCfg.Database)
 		r, l, e := benchutil.Run(signConc, 2*time.Second, login)
-		spent = spent.add(sampleSplit(ctx, srv.Cmd.Process.Pid, dbURL).sub(before))
+		spent = spent.add(before, sampleCPU(ctx, srv.Cmd.Process.Pid, dbCfg.Database))
 		signRate += r / signInRounds
 		signLat, signErr = append(signLat, l...), signErr+e
 	}

@@ -1,12 +1,17 @@
-// Package proccpu reads the CPU time a process has used from /proc, for the benchmarks and
-// the load run: on a machine shared with other work latencies stretch, CPU per request not.
+// Package proccpu reads the CPU time processes have used (from /proc, and a database's
+// PostgreSQL backends listed by pg_stat_activity), for the benchmarks and the load run: on
+// a machine shared with other work latencies stretch, CPU per request not.
 package proccpu
 
 import (
+	"context"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // clockTick is the unit of utime/stime in /proc/<pid>/stat (USER_HZ, 100 on Linux on
@@ -33,4 +38,43 @@ func Of(pid int) time.Duration {
 	u, _ := strconv.ParseInt(f[11], 10, 64)
 	st, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(u+st) * clockTick
+}
+
+// Self is this process's user+system CPU time so far.
+func Self() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// Backends is the CPU time so far of each PostgreSQL backend connected to database, by
+// process id, listed through a connection to adminURL (nil when it cannot be listed).
+func Backends(ctx context.Context, adminURL, database string) map[int]time.Duration {
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return nil
+	}
+	defer conn.Close(ctx)
+	rows, _ := conn.Query(ctx, "select pid from pg_stat_activity where datname = $1", database)
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		return nil
+	}
+	out := make(map[int]time.Duration, len(pids))
+	for _, pid := range pids {
+		out[int(pid)] = Of(int(pid))
+	}
+	return out
+}
+
+// Spent is the CPU time the backends spent from before to after: one absent before
+// started since (it counts from zero); one gone by after counts for nothing.
+func Spent(before, after map[int]time.Duration) time.Duration {
+	var d time.Duration
+	for pid, t := range after {
+		d += t - before[pid]
+	}
+	return d
 }

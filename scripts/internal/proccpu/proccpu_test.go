@@ -23,3 +23,14 @@ func TestOfCountsThisProcessAndNotAMissingOne(t *testing.T) {
 		t.Fatalf("a missing process: %v, want 0", got)
 	}
 }
+
+func TestSpentCountsNewBackendsFromZeroAndGoneOnesNot(t *testing.T) {
+	before := map[int]time.Duration{1: 10 * time.Millisecond, 2: 50 * time.Millisecond}
+	after := map[int]time.Duration{1: 30 * time.Millisecond, 3: 5 * time.Millisecond} // 2 ended, 3 started
+	if got := Spent(before, after); got != 25*time.Millisecond {
+		t.Fatalf("spent %v, want 25ms", got)
+	}
+	if got := Spent(nil, nil); got != 0 {
+		t.Fatalf("nothing listed: %v", got)
+	}
+}
