@@ -344,13 +344,23 @@ func TestSearchCasesMatchesBruteForce(t *testing.T) {
 		from generate_series(1, 3000) i`)
 	f.owner(`insert into public.cases (case_code, title, domain)
 		select 'PEN' || i, 'Penal târziu ' || i, 'penal' from generate_series(1, 2500) i`)
+	searchMatchesBruteForce(t, f, []string{"rarisim", "raspunderea", "civ29", "v15", "nr 2999", "furtul nr 1", "999", "tarziu", "fu", "zzzz", "iu 24"})
+}
+
+// searchMatchesBruteForce checks search_cases, as student A, against a brute-force
+// ranking of every case (codes starting with the query, then codes containing it, then
+// titles containing it, each by folded code) for each query at limits 3, 10 and 50.
+// Queries of two characters search word starts only, which the brute force does not
+// model: give it those only when no code contains them.
+func searchMatchesBruteForce(t *testing.T, f *fixture, queries []string) {
+	t.Helper()
 	brute := `select c.case_code from public.cases c
 		where public.search_fold(c.case_code) like $1 || '%' or public.search_fold(c.case_code) like '%' || $1 || '%'
 		   or public.search_fold(c.title) like '%' || $1 || '%'
 		order by (public.search_fold(c.case_code) like $1 || '%') desc,
 		         (public.search_fold(c.case_code) like '%' || $1 || '%') desc, public.search_fold(c.case_code) collate "C"
 		limit $2`
-	for _, q := range []string{"rarisim", "raspunderea", "civ29", "v15", "nr 2999", "furtul nr 1", "999", "tarziu", "fu", "zzzz", "iu 24"} {
+	for _, q := range queries {
 		for _, n := range []int{3, 10, 50} {
 			var want []string
 			err := f.as(f.a, func(tx pgx.Tx) error {

@@ -1,10 +1,7 @@
 package domaindb
 
 import (
-	"strings"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
 
 	"casus/server/internal/testutil/pgtest"
 )
@@ -18,34 +15,9 @@ func TestSearchSmallCatalogReadsItOnce(t *testing.T) {
 		select (array['CIV','PEN','CON'])[i % 3 + 1] || i || 'X', (array['Răspunderea','Contractul','Furtul'])[i % 3 + 1] || ' nr ' || i,
 		       (array['civil','penal','constitutional'])[i % 3 + 1], true
 		from generate_series(1, 60) i`)
-	brute := `select c.case_code from public.cases c
-		where public.search_fold(c.case_code) like $1 || '%' or public.search_fold(c.case_code) like '%' || $1 || '%'
-		   or public.search_fold(c.title) like '%' || $1 || '%'
-		order by (public.search_fold(c.case_code) like $1 || '%') desc,
-		         (public.search_fold(c.case_code) like '%' || $1 || '%') desc, public.search_fold(c.case_code) collate "C"
-		limit $2`
-	// Three characters or more (shorter input searches word starts only, which the
-	// brute-force query does not model), and "fu", which no code contains.
+	// Three characters or more, and "fu", which no code contains.
 	queries := []string{"civ1", "v12", "12x", "raspunderea", "nr 2", "zzzz", "fu", "iu 2", "ul nr 4", "pen"}
-	for _, q := range queries {
-		for _, n := range []int{3, 10, 50} {
-			var want []string
-			err := f.as(f.a, func(tx pgx.Tx) error {
-				rows, err := tx.Query(f.ctx, brute, q, n)
-				if err != nil {
-					return err
-				}
-				want, err = pgx.CollectRows(rows, pgx.RowTo[string])
-				return err
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := searchCodes(t, f, f.a, q, n); strings.Join(got, ",") != strings.Join(want, ",") {
-				t.Errorf("search_cases(%q, %d) =\n %v\nwant\n %v", q, n, got, want)
-			}
-		}
-	}
+	searchMatchesBruteForce(t, f, queries)
 
 	p := pgtest.NewPlanCounter(t, f.pool.Config().ConnString())
 	search := func() {
