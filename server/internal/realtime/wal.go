@@ -75,10 +75,8 @@ type walReader struct {
 	// filterFrom is when the stream may start dropping unwatched tables' rows (used
 	// by the stream only).
 	filterFrom time.Time
-	// seenHolder is when another instance last announced that it streams (unix nanos);
-	// heard receives a token at each announcement (awaitHolder waits on it).
+	// seenHolder is when another instance last announced that it streams (unix nanos).
 	seenHolder atomic.Int64
-	heard      chan struct{}
 
 	types   sync.Map // type oid → regtype text, for the values decoded in SQL
 	deliver chan walBatch
@@ -128,7 +126,7 @@ func slotName(database string) string {
 }
 
 func newWALReader(s *Server) *walReader {
-	return &walReader{s: s, deliver: make(chan walBatch, 1024), heard: make(chan struct{}, 1)}
+	return &walReader{s: s, deliver: make(chan walBatch, 1024)}
 }
 
 // WALLevelMessage is the line a server whose PostgreSQL does not decode logically logs at
@@ -216,13 +214,7 @@ func (w *walReader) ready() bool {
 }
 
 // sawHolder records another instance's announcement that it streams the slot.
-func (w *walReader) sawHolder() {
-	w.seenHolder.Store(time.Now().UnixNano())
-	select {
-	case w.heard <- struct{}{}:
-	default:
-	}
-}
+func (w *walReader) sawHolder() { w.seenHolder.Store(time.Now().UnixNano()) }
 
 // awaitHolder returns once this starting instance has heard from the instance that
 // streams the slot, when another one does (the holder answers a starting instance's
@@ -248,8 +240,7 @@ func (w *walReader) awaitHolder(ctx context.Context) {
 			return
 		}
 		select {
-		case <-w.heard:
-		case <-recheck.C: // this instance may have taken the slot over, or the holder gone
+		case <-recheck.C: // heard from the holder, taken the slot over, or the holder gone
 		case <-deadline.C:
 			w.s.d.Log.Warn("realtime: starting before hearing from the instance that reads the WAL; changes may be missed until it answers")
 			return
