@@ -51,6 +51,54 @@ func Run(conc int, d time.Duration, fn func(worker int) error) (float64, []time.
 	return float64(ops.Load()) / time.Since(start).Seconds(), lats, errs.Load()
 }
 
+// RunSteady measures fn's steady-state rate: conc workers call it for warm, then for the
+// window d, then stop. Only operations that finish inside the window count, divided by d,
+// so neither the start (the first calls all arriving at once) nor the drain (the last
+// calls finishing one by one, with cores idle) weighs in; Run includes both. sample runs
+// at the window's two edges while the workers are busy (nil: none).
+func RunSteady(conc int, warm, d time.Duration, fn func(worker int) error, sample func()) (float64, []time.Duration, int64) {
+	var stop atomic.Bool
+	var errs atomic.Int64
+	type done struct{ at, took time.Duration }
+	finished := make([][]done, conc)
+	origin := time.Now()
+	var wg sync.WaitGroup
+	for w := range conc {
+		wg.Go(func() {
+			for !stop.Load() {
+				t0 := time.Since(origin)
+				if err := fn(w); err != nil {
+					errs.Add(1)
+					continue
+				}
+				at := time.Since(origin)
+				finished[w] = append(finished[w], done{at, at - t0})
+			}
+		})
+	}
+	time.Sleep(warm)
+	if sample != nil {
+		sample()
+	}
+	from := time.Since(origin)
+	time.Sleep(d)
+	to := time.Since(origin)
+	if sample != nil {
+		sample()
+	}
+	stop.Store(true)
+	wg.Wait()
+	var lats []time.Duration
+	for _, f := range finished {
+		for _, o := range f {
+			if o.at >= from && o.at < to {
+				lats = append(lats, o.took)
+			}
+		}
+	}
+	return float64(len(lats)) / (to - from).Seconds(), lats, errs.Load()
+}
+
 // Do sends a request and drains the body, failing on non-2xx.
 func Do(c *http.Client, method, url string, body []byte, hdr map[string]string) ([]byte, error) {
 	var rd io.Reader
