@@ -10,8 +10,8 @@ import (
 func HoldHashSlots(s *Server) (release func()) {
 	rel := make(chan struct{})
 	var started sync.WaitGroup
-	started.Add(s.hashing.cores)
-	for range s.hashing.cores {
+	started.Add(s.hashing.workers)
+	for range s.hashing.workers {
 		go func() { _ = s.hashing.do(context.Background(), func() { started.Done(); <-rel }) }()
 	}
 	started.Wait()

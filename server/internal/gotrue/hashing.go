@@ -10,27 +10,34 @@ import (
 )
 
 // hashSlots bounds the bcrypt computations (hashing and comparing) running at once. One
-// costs ≈65 ms of CPU at GoTrue's cost 10 on the 2-core reference machine and never
+// costs ≈60 ms of CPU at GoTrue's cost 10 on the 2-core reference machine and never
 // yields; extra sign-ins wait in line. The cost stays 10.
 //
-// There is a computing goroutine per core (hashWorker), so a burst of sign-ins can use
-// the whole machine (the bcrypt limit). Each takes the next queued computation itself the
-// moment it finishes one: when the waiting request's goroutine had to be scheduled to
-// pass its work on, a slot stood idle for as long as the busy cores made it wait. The
-// computations must not take the Go processors (Ps) the requests need either: a running
-// computation holds a P, and with every P hashing the other requests would wait for one
-// in turns of Go's 10 ms preemption. So the process gets a P per core on top of its own
-// (processHashing), and the kernel shares the cores between hashing, requests and
-// PostgreSQL as equals.
+// There are two computing goroutines per core (hashWorker), so a burst of sign-ins can
+// use the whole machine (the bcrypt limit), and so that, when the machine is short of
+// CPU, hashing gets a larger share of it than any other request's thread: the kernel
+// shares the cores between runnable threads as equals, so workersPerCore is hashing's
+// weight. Sign-ins arrive whether or not the service keeps up, while the other requests
+// come from students who wait for each answer before their next one; with one worker
+// per core the sign-ins absorbed the whole shortage. At 600 students on the 2-core
+// machine (scripts/load, the end of the arrivals) one worker per core gave sign-in p99
+// 3.0 s and reads 110 ms; two gave 1.0 s and 340 ms; three 1.0 s and 380 ms (each
+// computation, time-shared, took longer). Below saturation nothing changes: the workers
+// only run at once when sign-ins queue.
+//
+// Each takes the next queued computation itself the moment it finishes one: when the
+// waiting request's goroutine had to be scheduled to pass its work on, a slot stood idle
+// for as long as the busy cores made it wait. The computations must not take the Go
+// processors (Ps) the requests need either: a running computation holds a P, and with
+// every P hashing the other requests would wait for one in turns of Go's 10 ms
+// preemption. So the process gets a P per worker on top of its own (processHashing).
 //
 // The computations used to run on threads of lower priority (nice +2), so that a
 // request's thread ran ahead of them. At 600 students through two instances on the
 // 2-core machine that starved the sign-ins at the end of the arrivals (p99 6.7–7.9 s,
-// each comparison of 65 ms of CPU stretched to 300–500 ms), while at equal priority
-// sign-ins took 2.2–4.2 s and every other request kept its p99 (one instance: sign-in
-// p99 515 ms against 608 ms, reads under 55 ms against 80 ms; scripts/load).
+// each comparison of 65 ms of CPU stretched to 300–500 ms).
 type hashSlots struct {
-	cores   int
+	workers int
 	queue   chan *hashJob
 	waiting atomic.Int64 // computations queued, not yet started (tests watch it)
 }
@@ -52,14 +59,17 @@ const (
 // hashQueueMax bounds the queued computations; past it, callers wait to enqueue.
 const hashQueueMax = 4096
 
+// workersPerCore is hashing's weight when the cores are short (see hashSlots).
+const workersPerCore = 2
+
 // processHashing is shared by every Server of the process, as they share its cores. The
 // cores are GOMAXPROCS as the process started (the machine's, or the operator's
-// GOMAXPROCS); hashing adds as many Ps.
+// GOMAXPROCS); hashing adds a P per worker.
 var processHashing = sync.OnceValue(func() *hashSlots {
 	n := runtime.GOMAXPROCS(0)
-	runtime.GOMAXPROCS(2 * n)
-	h := &hashSlots{cores: n, queue: make(chan *hashJob, hashQueueMax)}
-	for range n {
+	h := &hashSlots{workers: workersPerCore * n, queue: make(chan *hashJob, hashQueueMax)}
+	runtime.GOMAXPROCS(n + h.workers)
+	for range h.workers {
 		go h.hashWorker()
 	}
 	return h
