@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"casus/server/internal/aigw"
@@ -115,7 +116,7 @@ func Handler(ctx context.Context, d deps.Deps) (http.Handler, func(), error) {
 		s.Routes(mux)
 	}
 	notPartOfCasus(mux)
-	h := httpx.Chain(mux,
+	h := httpx.Chain(signInsFirst(mux, gotrue.YieldToSignIns),
 		httpx.RequestID,
 		httpx.Recover(d.Log),
 		httpx.AccessLog(d.Log),
@@ -123,6 +124,21 @@ func Handler(ctx context.Context, d deps.Deps) (http.Handler, func(), error) {
 		httpx.CORS,
 	)
 	return h, closeAll, nil
+}
+
+// signInsFirst defers the data API's and the AI gateway's requests while password
+// sign-ins are backlogged (gotrue.YieldToSignIns): what students already signed in ask
+// waits a little so that those arriving are let in. Auth, realtime and the web app's
+// files are not held.
+func signInsFirst(mux http.Handler, yield func(http.Handler) http.Handler) http.Handler {
+	held := yield(mux)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/rest/v1/") || strings.HasPrefix(r.URL.Path, "/ai/v1/") {
+			held.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 }
 
 // NewHTTPServer is the server for the handler with the configured timeouts: a request's

@@ -2,9 +2,11 @@ package gotrue
 
 import (
 	"context"
+	"net/http"
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 )
@@ -40,6 +42,12 @@ type hashSlots struct {
 	workers int
 	queue   chan *hashJob
 	waiting atomic.Int64 // computations queued, not yet started (tests watch it)
+
+	// cleared is closed when a backlog of sign-ins (see YieldToSignIns) clears; nil
+	// while there is none.
+	mu      sync.Mutex
+	cleared chan struct{}
+	held    atomic.Int64 // requests yield has held, ever (tests read it)
 }
 
 // hashJob is one queued computation; state moves from queued to running (a worker took
@@ -67,23 +75,34 @@ const workersPerCore = 2
 // GOMAXPROCS); hashing adds a P per worker.
 var processHashing = sync.OnceValue(func() *hashSlots {
 	n := runtime.GOMAXPROCS(0)
-	h := &hashSlots{workers: workersPerCore * n, queue: make(chan *hashJob, hashQueueMax)}
-	runtime.GOMAXPROCS(n + h.workers)
-	for range h.workers {
+	runtime.GOMAXPROCS(n + workersPerCore*n)
+	return newHashSlots(workersPerCore * n)
+})
+
+// newHashSlots starts workers computing workers.
+func newHashSlots(workers int) *hashSlots {
+	h := &hashSlots{workers: workers, queue: make(chan *hashJob, hashQueueMax)}
+	for range workers {
 		go h.hashWorker()
 	}
 	return h
-})
+}
 
 // do runs f on a hashing worker, in arrival order, or gives up with ctx's error when ctx
 // ends before f started (once started, f is waited for: it writes the caller's result).
 func (h *hashSlots) do(ctx context.Context, f func()) error {
 	j := &hashJob{f: f, done: make(chan struct{})}
-	h.waiting.Add(1)
+	if h.waiting.Add(1) > h.backlogAt() {
+		h.mu.Lock()
+		if h.cleared == nil {
+			h.cleared = make(chan struct{})
+		}
+		h.mu.Unlock()
+	}
 	select {
 	case h.queue <- j:
 	case <-ctx.Done():
-		h.waiting.Add(-1)
+		h.started()
 		return ctx.Err()
 	}
 	select {
@@ -91,11 +110,63 @@ func (h *hashSlots) do(ctx context.Context, f func()) error {
 		return nil
 	case <-ctx.Done():
 		if j.state.CompareAndSwap(jobQueued, jobAbandoned) {
-			h.waiting.Add(-1)
+			h.started()
 			return ctx.Err()
 		}
 		<-j.done
 		return nil
+	}
+}
+
+// started counts a queued computation out (begun or abandoned) and ends a backlog that
+// this clears.
+func (h *hashSlots) started() {
+	if h.waiting.Add(-1) > h.backlogAt() {
+		return
+	}
+	h.mu.Lock()
+	if h.cleared != nil {
+		close(h.cleared)
+		h.cleared = nil
+	}
+	h.mu.Unlock()
+}
+
+// backlogAt is the number of queued computations past which sign-ins are backlogged: a
+// round of every worker. Beyond it a sign-in waits longer than a comparison takes.
+func (h *hashSlots) backlogAt() int64 { return int64(h.workers) }
+
+// Why yield returned.
+type yieldOutcome int
+
+const (
+	notBacklogged yieldOutcome = iota // no backlog: at once
+	backlogCleared
+	heldTooLong // max passed first
+	callerGone  // ctx ended first
+)
+
+// yield waits, at most max or until ctx ends, while sign-ins are backlogged.
+func (h *hashSlots) yield(ctx context.Context, max time.Duration) yieldOutcome {
+	if h.waiting.Load() <= h.backlogAt() {
+		return notBacklogged
+	}
+	h.mu.Lock()
+	c := h.cleared
+	h.mu.Unlock()
+	if c == nil {
+		return notBacklogged
+	}
+	h.held.Add(1)
+	t := time.NewTimer(max)
+	defer t.Stop()
+	select {
+	case <-c:
+		return backlogCleared
+	case <-t.C:
+		return heldTooLong
+	case <-ctx.Done():
+		return callerGone
 	}
 }
 
@@ -105,7 +176,7 @@ func (h *hashSlots) hashWorker() {
 		if !j.state.CompareAndSwap(jobQueued, jobRunning) {
 			continue
 		}
-		h.waiting.Add(-1)
+		h.started()
 		j.f()
 		close(j.done)
 	}
@@ -127,4 +198,21 @@ func (s *Server) passwordMatches(ctx context.Context, hash []byte, pw string) (b
 	ok := false
 	err := s.hashing.do(ctx, func() { ok = bcrypt.CompareHashAndPassword(hash, []byte(pw)) == nil })
 	return ok, err
+}
+
+// signInPriority is how long YieldToSignIns holds a request at most.
+const signInPriority = 250 * time.Millisecond
+
+// YieldToSignIns holds each request, for at most 250 ms, while password sign-ins are
+// backlogged (more queued than the workers compute at once), so that when the machine is
+// short of CPU the students arriving get it before those already in. The arrivals do not
+// slow down when the service does; the students in do, as each waits for an answer before
+// the next request, so deferring their requests lowers the demand exactly while the
+// sign-ins need the cores. Without a backlog it is one atomic load.
+func YieldToSignIns(next http.Handler) http.Handler {
+	h := processHashing()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.yield(r.Context(), signInPriority)
+		next.ServeHTTP(w, r)
+	})
 }

@@ -57,3 +57,81 @@ func TestHashingUsesEveryCoreAndLeavesProcessors(t *testing.T) {
 	close(release)
 	done.Wait()
 }
+
+// While more sign-ins wait than the workers compute at once, yield holds a request until
+// the backlog clears (the workers catch up, or queued sign-ins are abandoned), at most for
+// its bound or until the caller leaves; without a backlog it returns at once.
+func TestYieldHoldsRequestsWhileSignInsAreBacklogged(t *testing.T) {
+	h := newHashSlots(1)
+	ctx := t.Context()
+	if got := h.yield(ctx, time.Hour); got != notBacklogged {
+		t.Fatalf("idle: %v", got)
+	}
+	release, running := make(chan struct{}), make(chan struct{})
+	go func() { _ = h.do(ctx, func() { close(running); <-release }) }()
+	<-running
+	queued, abandon := context.WithCancel(ctx)
+	defer abandon()
+	until := func(what string, cond func() bool) {
+		t.Helper()
+		for start := time.Now(); !cond(); runtime.Gosched() {
+			if time.Since(start) > 30*time.Second {
+				t.Fatal("never: " + what)
+			}
+		}
+	}
+	queue := func(n int64) {
+		want := h.waiting.Load() + n
+		for range n {
+			go func() { _ = h.do(queued, func() {}) }()
+		}
+		until("queued", func() bool { return h.waiting.Load() == want })
+	}
+	queue(1) // one waits for the one worker: no backlog yet
+	if got := h.yield(ctx, time.Hour); got != notBacklogged {
+		t.Fatalf("one queued: %v", got)
+	}
+	queue(2)
+	if got := h.yield(ctx, time.Millisecond); got != heldTooLong {
+		t.Fatalf("backlogged, bound 1 ms: %v", got)
+	}
+	left, leave := context.WithCancel(ctx)
+	leave()
+	if got := h.yield(left, time.Hour); got != callerGone {
+		t.Fatalf("backlogged, caller gone: %v", got)
+	}
+
+	// Held until the queued sign-ins are abandoned.
+	outcome := make(chan yieldOutcome)
+	held := h.held.Load()
+	go func() { outcome <- h.yield(ctx, time.Hour) }()
+	until("held", func() bool { return h.held.Load() > held })
+	abandon()
+	if got := waitOutcome(t, outcome); got != backlogCleared {
+		t.Fatalf("sign-ins abandoned: %v", got)
+	}
+	until("every abandoned sign-in gone", func() bool { return h.waiting.Load() == 0 })
+
+	// Held until the worker catches up.
+	queued, abandon = context.WithCancel(ctx)
+	defer abandon()
+	queue(3)
+	held = h.held.Load()
+	go func() { outcome <- h.yield(ctx, time.Hour) }()
+	until("held", func() bool { return h.held.Load() > held })
+	close(release)
+	if got := waitOutcome(t, outcome); got != backlogCleared {
+		t.Fatalf("worker caught up: %v", got)
+	}
+}
+
+func waitOutcome(t *testing.T, c <-chan yieldOutcome) yieldOutcome {
+	t.Helper()
+	select {
+	case o := <-c:
+		return o
+	case <-time.After(30 * time.Second):
+		t.Fatal("the held request was never let go")
+		return 0
+	}
+}
