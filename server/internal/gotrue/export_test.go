@@ -2,7 +2,6 @@ package gotrue
 
 import (
 	"context"
-	"runtime"
 	"sync"
 )
 
@@ -21,18 +20,3 @@ func HoldHashSlots(s *Server) (release func()) {
 
 // HashWaiting is the number of requests waiting for a bcrypt slot.
 func HashWaiting(s *Server) int64 { return s.hashing.waiting.Load() }
-
-// HeldForSignIns is the number of requests YieldToSignIns has held in this process.
-func HeldForSignIns() int64 { return processHashing().held.Load() }
-
-// QueueHashJobs queues n computations behind s's workers (held by HoldHashSlots) and
-// returns once they wait; they end when ctx does.
-func QueueHashJobs(ctx context.Context, s *Server, n int) {
-	before := s.hashing.waiting.Load()
-	for range n {
-		go func() { _ = s.hashing.do(ctx, func() {}) }()
-	}
-	for s.hashing.waiting.Load() < before+int64(n) {
-		runtime.Gosched()
-	}
-}

@@ -43,11 +43,9 @@ type hashSlots struct {
 	queue   chan *hashJob
 	waiting atomic.Int64 // computations queued, not yet started (tests watch it)
 
-	// cleared is closed when a backlog of sign-ins (see YieldToSignIns) clears; nil
-	// while there is none.
-	mu      sync.Mutex
-	cleared chan struct{}
-	held    atomic.Int64 // requests yield has held, ever (tests read it)
+	mu      sync.Mutex    // guards cleared
+	cleared chan struct{} // closed when a backlog of sign-ins (YieldToSignIns) clears; nil while there is none
+	held    atomic.Int64  // requests yield has held, ever (tests read it)
 }
 
 // hashJob is one queued computation; state moves from queued to running (a worker took
