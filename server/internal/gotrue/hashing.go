@@ -23,8 +23,8 @@ import (
 // come from students who wait for each answer before their next one; with one worker
 // per core the sign-ins absorbed the whole shortage. At 600 students on the 2-core
 // machine (scripts/load, the end of the arrivals) one worker per core gave sign-in p99
-// 3.0 s and reads 132 ms; two gave 1.0 s and 387 ms; three 1.0 s and 468 ms (each
-// computation, time-shared, took longer). Below saturation nothing changes: the workers
+// 3.0 s and reads 132 ms; two gave 0.9–3.0 s over three runs (reads 331–459 ms); three
+// 1.0 s and 468 ms in one run (each computation, time-shared, took longer). Below saturation nothing changes: the workers
 // only run at once when sign-ins queue.
 //
 // Each takes the next queued computation itself the moment it finishes one: when the
