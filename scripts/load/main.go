@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -54,6 +55,7 @@ func run() int {
 	cluster := flag.Int("cluster", 1, "own stack: this many instances on the one database behind HAProxy (the students reach the proxy)")
 	killAfter := flag.Duration("kill-after", 0, "with -cluster: kill -9 the last instance this long after the stack is up (the accounts' unmeasured setup comes first; a fault: only requests in flight to it may fail)")
 	killWhich := flag.Int("kill-instance", 0, "with -kill-after: the instance to kill, 1 to N (1 started first and reads the WAL slot; default N)")
+	cpuProfile := flag.String("cpuprofile", "", "write this generator's CPU profile to the file (to keep the generator's share of the machine small)")
 	signUp := flag.Bool("signup", false, "students sign up during the run (measured) instead of having accounts made in an unmeasured setup")
 	flag.Parse()
 	if *ramp == 0 {
@@ -65,6 +67,18 @@ func run() int {
 	}
 	if *students < 1 || *students > 2000 || *duration <= 0 || *duration > 30*time.Minute {
 		return fail("-students must be 1..2000 and -duration at most 30m")
+	}
+
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fail(err.Error())
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fail(err.Error())
+		}
+		defer pprof.StopCPUProfile()
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -134,18 +148,37 @@ func run() int {
 	fmt.Printf("load: arrivals evenly over the first %s: %.1f students a second, %s (-ramp)\n", *ramp, float64(*students)/ramp.Seconds(), arrival)
 	loadBefore := loadAverage()
 	mem := sampleRSS(ctx, serverPID)
+	comparison := bcryptComparison()
 	cpu0 := sampleCPU(ctx, serverPIDs, proxyPID, fakePID, dbName)
+	// The CPU is read again when the arrivals end and when the first students leave: the
+	// report splits the run there.
+	atArrivalsEnd, atFirstLeave := make(chan cpuTimes, 1), make(chan cpuTimes, 1)
+	arrivalsEnd := time.AfterFunc(*ramp, func() { atArrivalsEnd <- sampleCPU(ctx, serverPIDs, proxyPID, fakePID, dbName) })
+	firstLeave := time.AfterFunc(*duration, func() { atFirstLeave <- sampleCPU(ctx, serverPIDs, proxyPID, fakePID, dbName) })
 	res, err := sim.Run(ctx, cfg)
+	arrivalsEnd.Stop()
+	firstLeave.Stop()
 	if err != nil {
 		return fail(err.Error())
 	}
 	cpu := sampleCPU(ctx, serverPIDs, proxyPID, fakePID, dbName)
+	phases := phaseCPU{start: cpu0, ramp: *ramp, duration: *duration, arrivalRate: float64(*students) / ramp.Seconds(), comparison: comparison}
+	select {
+	case m := <-atArrivalsEnd:
+		phases.arrivalsEnd = &m
+	default:
+	}
+	select {
+	case m := <-atFirstLeave:
+		phases.firstLeave = &m
+	default:
+	}
 	samples := mem.stop()
 	// The targets are for this machine with nothing else running: a busy machine (other
 	// builds and tests) stretches every figure, so the report says how busy it was.
 	fmt.Printf("\nmachine: %d CPUs; 1-minute load average %s before the students, %s after (the stack itself adds about 1)\n",
 		runtime.NumCPU(), loadBefore, loadAverage())
-	if !report(res, samples, *ramp, targets{all: *target, signIn: *signinTarget}, func() { cpuReport(res, cpu0, cpu, dbName != "") }) {
+	if !report(res, samples, *ramp, targets{all: *target, signIn: *signinTarget}, func() { cpuReport(res, cpu0, cpu, dbName != ""); phases.report() }) {
 		return 1
 	}
 	return 0

@@ -99,7 +99,7 @@ func startStack(ctx context.Context, aiDelay, aiStream time.Duration, instances 
 	if err != nil {
 		return nil, err
 	}
-	fake, err := st.spawn(ctx, "fake-ai", bin, nil, "fake-ai", "--addr", aiAddr, "--delay", aiDelay.String(), "--stream-delay", aiStream.String())
+	fake, err := st.spawn(ctx, "fake-ai", bin, nil, "fake-ai", "--addr", aiAddr, "--delay", aiDelay.String(), "--stream-delay", aiStream.String(), "--record", "0")
 	if err != nil {
 		return nil, err
 	}

@@ -78,3 +78,29 @@ func Spent(before, after map[int]time.Duration) time.Duration {
 	}
 	return d
 }
+
+// Machine is the CPU time all of the machine's cores have been busy and have existed
+// for, since boot (from /proc/stat; zeros when it cannot be read): two readings give
+// how busy the machine was in between, whatever ran on it.
+func Machine() (busy, total time.Duration) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0, 0
+	}
+	// user nice system idle iowait irq softirq steal (guest time is inside user).
+	var ticks [8]int64
+	for i := range ticks {
+		ticks[i], _ = strconv.ParseInt(f[i+1], 10, 64)
+	}
+	var all int64
+	for _, t := range ticks {
+		all += t
+	}
+	idle := ticks[3] + ticks[4]
+	return time.Duration(all-idle) * clockTick, time.Duration(all) * clockTick
+}

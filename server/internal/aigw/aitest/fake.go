@@ -1,7 +1,8 @@
 // Package aitest is a scripted fake of the Anthropic Messages API, for tests and demos
 // (`casus fake-ai`). Replies are queued through Script (or POST /_script, cleared by
 // POST /_reset); with none queued it answers each use plausibly: a passing AI check, a parsable grade, a Socratic
-// question. Every request is recorded (GET /_requests). Latency (SetLatency, or
+// question. Requests are recorded (GET /_requests): all of them, or the last
+// RecordAtMost (`casus fake-ai --record`). Latency (SetLatency, or
 // --delay/--stream-delay) makes unscripted replies take a model's time; a scripted Fault
 // breaks the transport (a reset connection, a hang, a stream cut short).
 package aitest
@@ -47,6 +48,11 @@ type Fake struct {
 	mu       sync.Mutex
 	queue    []Reply
 	requests []map[string]any
+	// record bounds requests to the most recent ones; negative keeps every one. A load
+	// run sends tens of thousands of prompts: kept, they made the fake's every garbage
+	// collection mark all of them, and the fake took a fifth of a core the server under
+	// test needed.
+	record   int
 	srv      *http.Server
 	inflight sync.WaitGroup
 	// Cancelled counts requests whose client went away mid-reply.
@@ -100,7 +106,7 @@ func Start(addr string) (*Fake, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Fake{URL: "http://" + ln.Addr().String()}
+	f := &Fake{URL: "http://" + ln.Addr().String(), record: -1}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/messages", f.messages)
 	mux.HandleFunc("POST /_script", func(w http.ResponseWriter, r *http.Request) {
@@ -125,6 +131,22 @@ func Start(addr string) (*Fake, error) {
 	f.srv = &http.Server{Handler: mux}
 	go func() { _ = f.srv.Serve(ln) }()
 	return f, nil
+}
+
+// RecordAtMost keeps only the n most recent requests (n < 0: all of them).
+func (f *Fake) RecordAtMost(n int) {
+	f.mu.Lock()
+	f.record = n
+	f.requests = trimRecorded(f.requests, n)
+	f.mu.Unlock()
+}
+
+// trimRecorded drops all but the n most recent requests (n < 0: none).
+func trimRecorded(reqs []map[string]any, n int) []map[string]any {
+	if n < 0 || len(reqs) <= n {
+		return reqs
+	}
+	return append([]map[string]any(nil), reqs[len(reqs)-n:]...)
 }
 
 // Close stops the server.
@@ -155,7 +177,27 @@ func (f *Fake) Reset() {
 func (f *Fake) Requests() []map[string]any {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]map[string]any(nil), f.requests...)
+	return append([]map[string]any(nil), trimRecorded(f.requests, f.record)...)
+}
+
+// decode reads a request body: whole when requests are recorded, otherwise only the
+// fields the reply depends on (a prompt is tens of kilobytes of messages).
+func (f *Fake) decode(r *http.Request) map[string]any {
+	f.mu.Lock()
+	record := f.record
+	f.mu.Unlock()
+	if record != 0 {
+		var req map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		return req
+	}
+	var req struct {
+		Model  string `json:"model"`
+		System any    `json:"system"`
+		Stream bool   `json:"stream"`
+	}
+	_ = json.NewDecoder(r.Body).Decode(&req)
+	return map[string]any{"model": req.Model, "system": req.System, "stream": req.Stream}
 }
 
 // gradeProblemRe finds the problems a grading prompt lists ("P1. …").
@@ -218,10 +260,14 @@ func defaultReply(system string) Reply {
 }
 
 func (f *Fake) messages(w http.ResponseWriter, r *http.Request) {
-	var req map[string]any
-	_ = json.NewDecoder(r.Body).Decode(&req)
+	req := f.decode(r)
 	f.mu.Lock()
-	f.requests = append(f.requests, req)
+	if f.record != 0 {
+		f.requests = append(f.requests, req)
+		if f.record > 0 && len(f.requests) >= 2*f.record {
+			f.requests = trimRecorded(f.requests, f.record)
+		}
+	}
 	hold := f.holdOpen
 	if f.holdFor > 0 {
 		if f.holdFor--; f.holdFor == 0 {
@@ -388,6 +434,7 @@ func Main(ctx context.Context, args []string) error {
 	addr := fs.String("addr", "127.0.0.1:8099", "listen address (loopback)")
 	delay := fs.Duration("delay", 0, "latency of an unscripted JSON reply (e.g. 2s, a model's grading time)")
 	streamDelay := fs.Duration("stream-delay", 0, "pause between the events of an unscripted stream (e.g. 30ms)")
+	record := fs.Int("record", -1, "requests kept for GET /_requests, the most recent (negative: all; a load run: 0)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -396,6 +443,7 @@ func Main(ctx context.Context, args []string) error {
 		return err
 	}
 	f.SetLatency(*delay, *streamDelay)
+	f.RecordAtMost(*record)
 	fmt.Println("fake Messages API on", f.URL)
 	<-ctx.Done()
 	f.Close()
