@@ -47,3 +47,16 @@ func TestReportSignInTargetApart(t *testing.T) {
 		t.Error("the sign-in's target loosened the other requests'")
 	}
 }
+
+// The machine's share is its busy time over the cores' time, in % of one core; without a
+// first reading there is none.
+func TestMachineSinceIsBusyTimeOverTheCores(t *testing.T) {
+	before := cpuTimes{machineBusy: 10 * time.Second, machineTotal: 40 * time.Second}
+	after := cpuTimes{machineBusy: 25 * time.Second, machineTotal: 60 * time.Second}
+	if got := after.machineSince(before, 2); got != 150 {
+		t.Fatalf("15 s busy of 20 s on 2 cores: %v %%, want 150", got)
+	}
+	if got := after.machineSince(cpuTimes{}, 2); got != -1 {
+		t.Fatalf("no first reading: %v, want -1", got)
+	}
+}
