@@ -49,9 +49,8 @@ type Fake struct {
 	queue    []Reply
 	requests []map[string]any
 	// record bounds requests to the most recent ones; negative keeps every one. A load
-	// run sends tens of thousands of prompts: kept, they made the fake's every garbage
-	// collection mark all of them, and the fake took a fifth of a core the server under
-	// test needed.
+	// run sends tens of thousands of prompts that nothing reads: kept, the fake's memory
+	// grew with the run.
 	record   int
 	srv      *http.Server
 	inflight sync.WaitGroup
