@@ -56,6 +56,20 @@ func (t cpuTimes) since(before cpuTimes) (server, proxy, fake, db, self time.Dur
 	return server, t.proxy - before.proxy, t.fake - before.fake, db, t.self - before.self
 }
 
+// cpuAt reads the CPU d from now; the function it returns cancels a reading not yet due
+// (nil) or gives the reading, waiting for one under way.
+func cpuAt(d time.Duration, read func() cpuTimes) func() *cpuTimes {
+	c := make(chan cpuTimes, 1)
+	t := time.AfterFunc(d, func() { c <- read() })
+	return func() *cpuTimes {
+		if t.Stop() {
+			return nil
+		}
+		m := <-c
+		return &m
+	}
+}
+
 // machineSince is how busy the machine was from before to t, as a share of one core
 // (200 % is both cores of a 2-core machine busy throughout); -1 when not read.
 func (t cpuTimes) machineSince(before cpuTimes, cores int) float64 {

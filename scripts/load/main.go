@@ -149,30 +149,19 @@ func run() int {
 	loadBefore := loadAverage()
 	mem := sampleRSS(ctx, serverPID)
 	comparison := bcryptComparison()
-	cpu0 := sampleCPU(ctx, serverPIDs, proxyPID, fakePID, dbName)
+	readCPU := func() cpuTimes { return sampleCPU(ctx, serverPIDs, proxyPID, fakePID, dbName) }
+	cpu0 := readCPU()
 	// The CPU is read again when the arrivals end and when the first students leave: the
 	// report splits the run there.
-	atArrivalsEnd, atFirstLeave := make(chan cpuTimes, 1), make(chan cpuTimes, 1)
-	arrivalsEnd := time.AfterFunc(*ramp, func() { atArrivalsEnd <- sampleCPU(ctx, serverPIDs, proxyPID, fakePID, dbName) })
-	firstLeave := time.AfterFunc(*duration, func() { atFirstLeave <- sampleCPU(ctx, serverPIDs, proxyPID, fakePID, dbName) })
+	atArrivalsEnd, atFirstLeave := cpuAt(*ramp, readCPU), cpuAt(*duration, readCPU)
 	res, err := sim.Run(ctx, cfg)
-	arrivalsEnd.Stop()
-	firstLeave.Stop()
+	arrivalsEnd, firstLeave := atArrivalsEnd(), atFirstLeave()
 	if err != nil {
 		return fail(err.Error())
 	}
-	cpu := sampleCPU(ctx, serverPIDs, proxyPID, fakePID, dbName)
-	phases := phaseCPU{start: cpu0, ramp: *ramp, duration: *duration, arrivalRate: float64(*students) / ramp.Seconds(), comparison: comparison}
-	select {
-	case m := <-atArrivalsEnd:
-		phases.arrivalsEnd = &m
-	default:
-	}
-	select {
-	case m := <-atFirstLeave:
-		phases.firstLeave = &m
-	default:
-	}
+	cpu := readCPU()
+	phases := phaseCPU{start: cpu0, arrivalsEnd: arrivalsEnd, firstLeave: firstLeave, ramp: *ramp, duration: *duration,
+		arrivalRate: float64(*students) / ramp.Seconds(), comparison: comparison}
 	samples := mem.stop()
 	// The targets are for this machine with nothing else running: a busy machine (other
 	// builds and tests) stretches every figure, so the report says how busy it was.

@@ -60,3 +60,18 @@ func TestMachineSinceIsBusyTimeOverTheCores(t *testing.T) {
 		t.Fatalf("no first reading: %v, want -1", got)
 	}
 }
+
+// A reading due gives what was read; one not yet due is cancelled and gives nil.
+func TestCPUAtGivesTheReadingOnlyOnceDue(t *testing.T) {
+	read := make(chan struct{})
+	due := cpuAt(0, func() cpuTimes { defer close(read); return cpuTimes{self: time.Second} })
+	<-read
+	if got := due(); got == nil || got.self != time.Second {
+		t.Fatalf("a reading taken: %v", got)
+	}
+	called := false
+	later := cpuAt(time.Hour, func() cpuTimes { called = true; return cpuTimes{} })
+	if got := later(); got != nil || called {
+		t.Fatalf("a reading not yet due: %v (read: %v)", got, called)
+	}
+}
